@@ -1,0 +1,101 @@
+// dl2 compare: several policies on the same traces, summarised in one table.
+#include "command.h"
+#include "common.h"
+#include "progressbar.h"
+
+#include "error.h"
+#include "experiment.h"
+
+#include <QJsonArray>
+
+#include <cstdio>
+
+namespace dl2::cli {
+
+namespace {
+
+std::string defaultPolicies()
+{
+    std::string list = "drf,optimus,best-config";
+    for (const char *learned : {"dl2", "dl2-plus"})
+        if (isScheduler(learned))
+            list += std::string(",") + learned;
+    return list;
+}
+
+int runCompare(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Run several policies on the same traces (--scenario NAME --seeds 1-10, or --trace FILE "
+        "repeated) and print mean and spread of average JCT, makespan, ratio to the lower bound "
+        "and ratio to DRF."));
+    parser.addHelpOption();
+    addSetupOptions(parser, true);
+    parser.addOption({QStringLiteral("policies"),
+                      QStringLiteral("Comma-separated policies (default %1).")
+                          .arg(QString::fromStdString(defaultPolicies())),
+                      QStringLiteral("LIST")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON: {\"runs\": [...], \"summary\": {...}}.")});
+    int code = 0;
+    if (!parseOrExit(parser, args, code))
+        return code;
+    return guarded("compare", [&] {
+        if (!parser.positionalArguments().isEmpty())
+            throw Error("unexpected argument '" + parser.positionalArguments().first().toStdString() +
+                        "' (trace files go with --trace)");
+        Setup setup = buildSetup(parser, true);
+        ExperimentSetup exp;
+        exp.cluster = setup.cluster;
+        exp.profiles = setup.profiles;
+        exp.simulation = setup.simulation;
+        exp.traces = setup.traces;
+        exp.seeds = setup.seeds;
+        exp.policies = parseList(parser.isSet(QStringLiteral("policies"))
+                                     ? parser.value(QStringLiteral("policies"))
+                                     : QString::fromStdString(defaultPolicies()));
+        exp.schedulerConfig = setup.schedulerConfig;
+        exp.threads = setup.threads;
+        const bool json = parser.isSet(QStringLiteral("json"));
+        const int total = static_cast<int>(exp.policies.size() * exp.traces.size());
+        ProgressBar bar("compare", total, "runs");
+        const auto result = runExperiment(exp, [&](int done, int) {
+            if (total >= 20)
+                bar.update(done);
+        });
+        if (total >= 20)
+            bar.finish();
+        if (json) {
+            QJsonArray runs;
+            for (const auto &run : result.runs) {
+                QJsonObject o = toJson(run.result);
+                o[QStringLiteral("seed")] = static_cast<qint64>(run.seed);
+                runs.append(o);
+            }
+            QJsonObject summary;
+            for (const auto &s : result.summary)
+                summary[QString::fromStdString(s.policy)] = toJson(s);
+            QJsonObject root;
+            root[QStringLiteral("scenario")] = QString::fromStdString(setup.scenarioName);
+            root[QStringLiteral("nodes")] = setup.cluster.nodes;
+            root[QStringLiteral("runs")] = runs;
+            root[QStringLiteral("summary")] = summary;
+            printJson(root);
+        } else {
+            std::string title = setup.scenarioName.empty()
+                                    ? std::to_string(exp.traces.size()) + " trace file(s)"
+                                    : setup.scenarioName + ", " + std::to_string(exp.traces.size()) +
+                                          " seed(s)";
+            title += ", " + std::to_string(setup.cluster.nodes) + " nodes";
+            printComparisonTable(result.summary, title);
+        }
+        return 0;
+    });
+}
+
+} // namespace
+
+static CommandRegistration registration{
+    {"compare", "compare policies on the same traces", runCompare}};
+
+} // namespace dl2::cli

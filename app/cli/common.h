@@ -1,0 +1,56 @@
+#pragma once
+// What every sub-command shares: the scenario / trace / cluster / speed options, building
+// the simulation setup from them, JSON and table output, and the error convention
+// (one line "dl2 <cmd>: <what and where>" on stderr, exit code 2).
+
+#include "experiment.h"
+#include "scenario.h"
+
+#include <QCommandLineParser>
+#include <QJsonObject>
+#include <QString>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dl2::cli {
+
+inline constexpr int kExitBadInput = 2;
+
+// Options shared by simulate, compare, evaluate, train: --scenario, --seed/--seeds, --trace,
+// --nodes, --speed-table, --speed-model, --placement, --resize-cost, --speed-noise,
+// --max-slots, --checkpoint, --threads.
+void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds);
+
+struct Setup
+{
+    std::string scenarioName;      // empty when traces come from files
+    Scenario scenario;             // the scenario (or dl2-reference defaults for files)
+    ClusterSpec cluster;
+    ProfileSet profiles;
+    SimulationOptions simulation;
+    std::vector<Trace> traces;
+    std::vector<std::uint64_t> seeds;
+    SchedulerConfig schedulerConfig;
+    int threads = 0;
+};
+
+// Throws dl2::Error with a one-line message on bad input.
+Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds);
+std::vector<std::uint64_t> parseSeeds(const QString &text); // "1-10", "3", "1,4,7"
+std::vector<std::string> parseList(const QString &text);
+int parsePositiveInt(const QCommandLineParser &parser, const QString &name, int min, int max);
+double parseDouble(const QCommandLineParser &parser, const QString &name, double min, double max);
+
+QJsonObject toJson(const RunResult &result);
+QJsonObject toJson(const PolicySummary &summary);
+void printJson(const QJsonObject &object);
+void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title);
+
+// Parses args; prints help/errors. Returns false if the command should exit (exitCode set).
+bool parseOrExit(QCommandLineParser &parser, const QStringList &args, int &exitCode);
+// Runs `body`, turning dl2::Error and std::exception into "dl2 <cmd>: message" + exit 2.
+int guarded(const char *command, const std::function<int()> &body);
+
+} // namespace dl2::cli

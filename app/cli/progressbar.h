@@ -1,0 +1,29 @@
+#pragma once
+// A one-line progress bar with rate and ETA for long commands; prints only when stderr is a
+// terminal (plain periodic lines otherwise, so logs stay readable).
+
+#include <chrono>
+#include <string>
+
+namespace dl2::cli {
+
+class ProgressBar
+{
+public:
+    ProgressBar(std::string label, long long total, std::string unit = "it");
+    ~ProgressBar();
+    void update(long long done, const std::string &extra = {});
+    void finish(const std::string &extra = {});
+
+private:
+    std::string m_label;
+    long long m_total;
+    std::string m_unit;
+    bool m_tty;
+    bool m_finished = false;
+    long long m_lastDone = -1;
+    std::chrono::steady_clock::time_point m_start;
+    std::chrono::steady_clock::time_point m_lastPrint;
+};
+
+} // namespace dl2::cli

@@ -1,0 +1,136 @@
+#include "experiment.h"
+
+#include "error.h"
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+#include <thread>
+
+namespace dl2 {
+
+ExperimentResult runExperiment(const ExperimentSetup &setup, const ProgressCallback &progress,
+                               const std::atomic<bool> *cancel)
+{
+    if (setup.policies.empty())
+        throw Error("no policies to run");
+    if (setup.traces.empty())
+        throw Error("no traces to run");
+    // Fail on an unknown policy, a bad checkpoint or a bad trace before running anything.
+    for (const auto &p : setup.policies)
+        makeScheduler(p, setup.schedulerConfig);
+    for (const auto &t : setup.traces)
+        Simulator(setup.cluster, setup.profiles, t, setup.simulation);
+
+    const int total = static_cast<int>(setup.policies.size() * setup.traces.size());
+    ExperimentResult result;
+    result.runs.resize(static_cast<size_t>(total));
+    std::atomic<int> next{0};
+    std::atomic<int> done{0};
+    std::mutex progressMutex;
+    std::exception_ptr failure;
+    std::mutex failureMutex;
+
+    auto worker = [&] {
+        for (;;) {
+            if (cancel && cancel->load())
+                return;
+            const int k = next.fetch_add(1);
+            if (k >= total)
+                return;
+            const size_t policy = static_cast<size_t>(k) / setup.traces.size();
+            const size_t trace = static_cast<size_t>(k) % setup.traces.size();
+            try {
+                SchedulerConfig config = setup.schedulerConfig;
+                auto scheduler = makeScheduler(setup.policies[policy], config);
+                Simulator sim(setup.cluster, setup.profiles, setup.traces[trace], setup.simulation);
+                ExperimentRun &run = result.runs[static_cast<size_t>(k)];
+                run.policy = setup.policies[policy];
+                run.seed = trace < setup.seeds.size() ? setup.seeds[trace] : 0;
+                run.result = runSimulation(sim, *scheduler);
+                run.result.policy = run.policy;
+            } catch (...) {
+                std::lock_guard lock(failureMutex);
+                if (!failure)
+                    failure = std::current_exception();
+                next.store(total);
+                return;
+            }
+            const int d = done.fetch_add(1) + 1;
+            if (progress) {
+                std::lock_guard lock(progressMutex);
+                progress(d, total);
+            }
+        }
+    };
+
+    int threads = setup.threads > 0 ? setup.threads
+                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    threads = std::min(threads, total);
+    std::vector<std::thread> pool;
+    for (int t = 1; t < threads; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (auto &t : pool)
+        t.join();
+    if (failure)
+        std::rethrow_exception(failure);
+    if (cancel && cancel->load() && done.load() < total) {
+        result.cancelled = true;
+        result.runs.erase(std::remove_if(result.runs.begin(), result.runs.end(),
+                                         [](const ExperimentRun &r) { return r.policy.empty(); }),
+                          result.runs.end());
+    }
+    result.summary = summarise(result.runs, setup.policies);
+    return result;
+}
+
+std::vector<PolicySummary> summarise(const std::vector<ExperimentRun> &runs,
+                                     const std::vector<std::string> &policies)
+{
+    std::vector<PolicySummary> out;
+    for (const auto &policy : policies) {
+        PolicySummary s;
+        s.policy = policy;
+        std::vector<double> jcts;
+        double ratioLb = 0.0;
+        for (const auto &r : runs) {
+            if (r.policy != policy)
+                continue;
+            jcts.push_back(r.result.avgJct);
+            s.meanMakespan += r.result.makespan;
+            s.meanAvgReward += r.result.avgReward;
+            s.meanLowerBound += r.result.lowerBoundAvgJct;
+            s.meanCompleted += r.result.completed;
+            if (r.result.lowerBoundAvgJct > 0)
+                ratioLb += r.result.avgJct / r.result.lowerBoundAvgJct;
+        }
+        s.runs = static_cast<int>(jcts.size());
+        if (s.runs > 0) {
+            const double n = s.runs;
+            double sum = 0.0;
+            for (double v : jcts)
+                sum += v;
+            s.meanAvgJct = sum / n;
+            double var = 0.0;
+            for (double v : jcts)
+                var += (v - s.meanAvgJct) * (v - s.meanAvgJct);
+            s.stdAvgJct = s.runs > 1 ? std::sqrt(var / (n - 1)) : 0.0;
+            s.minAvgJct = *std::min_element(jcts.begin(), jcts.end());
+            s.maxAvgJct = *std::max_element(jcts.begin(), jcts.end());
+            s.meanMakespan /= n;
+            s.meanAvgReward /= n;
+            s.meanLowerBound /= n;
+            s.meanCompleted /= n;
+            s.ratioToLowerBound = ratioLb / n;
+        }
+        out.push_back(s);
+    }
+    auto drf = std::find_if(out.begin(), out.end(), [](const PolicySummary &s) { return s.policy == "drf"; });
+    if (drf != out.end() && drf->meanAvgJct > 0)
+        for (auto &s : out)
+            s.ratioToDrf = s.meanAvgJct / drf->meanAvgJct;
+    return out;
+}
+
+} // namespace dl2

@@ -1,0 +1,68 @@
+#pragma once
+// Many simulations at once: the policies x traces grid behind `dl2 compare`, `dl2 evaluate`
+// and the console's comparison page. Runs on a pool of threads; results come back in grid
+// order whatever the thread count, so output is deterministic.
+
+#include "simulator.h"
+#include "scheduler.h"
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+struct ExperimentSetup
+{
+    ClusterSpec cluster;
+    ProfileSet profiles;
+    SimulationOptions simulation;
+    std::vector<Trace> traces;       // one run per trace and policy
+    std::vector<std::uint64_t> seeds; // the seed each trace came from (0 for files)
+    std::vector<std::string> policies;
+    SchedulerConfig schedulerConfig;
+    int threads = 0; // 0 = hardware concurrency
+};
+
+struct ExperimentRun
+{
+    std::string policy;
+    std::uint64_t seed = 0;
+    RunResult result;
+};
+
+struct PolicySummary
+{
+    std::string policy;
+    int runs = 0;
+    double meanAvgJct = 0.0;
+    double stdAvgJct = 0.0;
+    double minAvgJct = 0.0;
+    double maxAvgJct = 0.0;
+    double meanMakespan = 0.0;
+    double meanAvgReward = 0.0;
+    double meanLowerBound = 0.0;
+    double ratioToLowerBound = 0.0; // mean over runs of avgJct / lower bound
+    double ratioToDrf = 0.0;        // mean avgJct / DRF's mean avgJct (0 if no DRF run)
+    double meanCompleted = 0.0;
+};
+
+struct ExperimentResult
+{
+    std::vector<ExperimentRun> runs;           // policy-major, trace-minor
+    std::vector<PolicySummary> summary;        // in policy order
+    bool cancelled = false;
+};
+
+using ProgressCallback = std::function<void(int done, int total)>;
+
+// Throws dl2::Error for an unknown policy before running anything.
+ExperimentResult runExperiment(const ExperimentSetup &setup,
+                               const ProgressCallback &progress = {},
+                               const std::atomic<bool> *cancel = nullptr);
+std::vector<PolicySummary> summarise(const std::vector<ExperimentRun> &runs,
+                                     const std::vector<std::string> &policies);
+
+} // namespace dl2

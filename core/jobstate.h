@@ -1,0 +1,68 @@
+#pragma once
+// The simulator's record of one job, and the per-slot snapshot handed to every client
+// (CLI, console, learning, connectors). Plain value types: copy them freely.
+
+#include "types.h"
+
+#include <array>
+#include <vector>
+
+namespace dl2 {
+
+enum class JobStatus : std::uint8_t {
+    Pending,  // not arrived yet
+    Queued,   // arrived, unfinished, no (worker, PS) pair this slot
+    Running,  // >= 1 worker and >= 1 PS this slot
+    Finished,
+};
+const char *toString(JobStatus status);
+
+struct JobState
+{
+    int id = 0;
+    int type = 0;               // profile index (type id = type + 1)
+    int arrivalSlot = 0;
+    double totalEpochs = 0.0;   // truth: completion uses it
+    double estimatedEpochs = 0.0; // what schedulers see (== totalEpochs without estimation error)
+    double doneEpochs = 0.0;
+    JobStatus status = JobStatus::Pending;
+
+    // Allocation of the current slot (cleared at the start of every slot).
+    int workers = 0;
+    int ps = 0;
+    std::vector<TaskPlacement> tasks;
+    Demand usage{0, 0};
+    int prevWorkers = 0; // allocation of the previous slot (resize cost, decisions)
+    int prevPs = 0;
+
+    // Outcome of the last slot.
+    double speed = 0.0;          // steps/s
+    double epochsThisSlot = 0.0; // progress made (capped at the remaining epochs)
+    double finishTime = -1.0;    // slot + fraction of it, -1 while unfinished
+    double jct() const { return finishTime < 0 ? -1.0 : finishTime - arrivalSlot; }
+
+    // Remaining fraction of epochs as the scheduler sees it (estimate-based), in [0, 1].
+    double remainingFraction() const;
+    // Remaining epochs as the scheduler sees them.
+    double remainingEpochs() const;
+    bool active() const { return status == JobStatus::Queued || status == JobStatus::Running; }
+};
+
+struct SlotSnapshot
+{
+    int slot = -1;             // the slot just simulated
+    double reward = 0.0;       // normalised progress of this slot
+    double cumulativeReward = 0.0;
+    std::array<double, kResourceTypes> utilisation{0.0, 0.0};
+    std::vector<Demand> nodeUsage; // per node
+    Demand nodeCapacity{0, 0};
+    std::vector<JobState> jobs;    // every job of the trace, in trace order
+    std::vector<int> arrivals;     // job ids that arrived in this slot
+    std::vector<int> completions;  // job ids that finished in this slot
+    int pending = 0;
+    int queued = 0;
+    int running = 0;
+    int finished = 0;
+};
+
+} // namespace dl2

@@ -1,0 +1,112 @@
+#pragma once
+// The one scheduler interface every policy implements (baselines, best-config, the learned
+// DL2 policies). Each slot the simulator clears all allocations and calls schedule() with a
+// SlotContext through which the policy adds tasks one at a time.
+
+#include "cluster.h"
+#include "jobstate.h"
+#include "modelprofile.h"
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+struct SimulationOptions;
+
+enum class AddResult { Ok, NoCapacity, AtCap };
+
+class SlotContext
+{
+public:
+    // trueSpeed/estimatedSpeed: per-profile caches (the simulator passes its own; when null
+    // the profiles' models are evaluated directly).
+    SlotContext(int slot, Cluster &cluster, std::vector<JobState> &jobs,
+                std::vector<int> active, const ProfileSet &profiles,
+                const SimulationOptions &options,
+                const std::vector<SpeedTable> *trueSpeed = nullptr,
+                const std::vector<SpeedTable> *estimatedSpeed = nullptr);
+
+    int slot() const { return m_slot; }
+    const Cluster &cluster() const { return m_cluster; }
+    const ProfileSet &profiles() const { return m_profiles; }
+    const SimulationOptions &options() const { return m_options; }
+    int maxWorkers() const;
+    int maxPs() const;
+
+    // Indices (into jobs()) of arrived, unfinished jobs, by arrival slot then id.
+    const std::vector<int> &activeJobs() const { return m_active; }
+    const std::vector<JobState> &jobs() const { return m_jobs; }
+    const JobState &job(int index) const { return m_jobs[index]; }
+    const ModelProfile &profileOf(int index) const { return m_profiles[m_jobs[index].type]; }
+
+    // Epochs per slot at (ps, workers) with the true speed / the fitted estimate
+    // (falls back to the true speed when a profile has no estimate).
+    double epochsPerSlot(int index, int ps, int workers) const;
+    double estimatedEpochsPerSlot(int index, int ps, int workers) const;
+    // max over types of (job usage / cluster total), as DRF uses it.
+    double dominantShare(int index) const;
+    Demand demandOf(int index, TaskKind kind) const;
+
+    bool atCap(int index, TaskKind kind) const;
+    // Adds a task on the node the simulation's placement rule chooses.
+    AddResult add(int index, TaskKind kind);
+    // Same with an explicit placement rule (e.g. best-config searches all nodes).
+    AddResult add(int index, TaskKind kind, PlacementRule rule);
+    // Adds on a given node (policies that place by themselves, e.g. Tetris).
+    AddResult addOn(int index, TaskKind kind, int node);
+
+private:
+    void record(int index, TaskKind kind, int node);
+
+    int m_slot;
+    Cluster &m_cluster;
+    std::vector<JobState> &m_jobs;
+    std::vector<int> m_active;
+    const ProfileSet &m_profiles;
+    const SimulationOptions &m_options;
+    const std::vector<SpeedTable> *m_trueSpeed;
+    const std::vector<SpeedTable> *m_estimatedSpeed;
+};
+
+class Scheduler
+{
+public:
+    virtual ~Scheduler() = default;
+    virtual std::string name() const = 0;
+    // Called once before the first slot of a run.
+    virtual void reset() {}
+    virtual void schedule(SlotContext &context) = 0;
+};
+
+// What a factory may need: a checkpoint for learned policies, a seed for stochastic ones.
+struct SchedulerConfig
+{
+    std::string checkpoint;
+    std::string scenario;
+    std::uint64_t seed = 1;
+};
+
+using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerConfig &)>;
+
+struct SchedulerInfo
+{
+    std::string name;
+    std::string description;
+    SchedulerFactory factory;
+};
+
+// Registry: baselines register themselves through registerBaselines(); the learning library
+// adds dl2 / dl2-plus through its own register function, called by the front-ends.
+void registerScheduler(SchedulerInfo info);
+void registerBaselines();
+std::vector<SchedulerInfo> registeredSchedulers();
+bool isScheduler(const std::string &name);
+// Throws dl2::Error naming the unknown policy and listing the known ones.
+std::unique_ptr<Scheduler> makeScheduler(const std::string &name,
+                                         const SchedulerConfig &config = {});
+
+} // namespace dl2

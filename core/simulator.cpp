@@ -1,0 +1,292 @@
+#include "simulator.h"
+
+#include "error.h"
+#include "scheduler.h"
+#include "tracegenerator.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+namespace dl2 {
+
+namespace {
+
+void checkOptions(const ClusterSpec &cluster, const SimulationOptions &o)
+{
+    if (cluster.nodes <= 0 || cluster.nodes > 1'000'000)
+        throw Error("simulation: --nodes must be in 1..1000000, got " + std::to_string(cluster.nodes));
+    if (cluster.capacity[0] < 0 || cluster.capacity[1] < 0 || cluster.capacity[0] > 1'000'000 ||
+        cluster.capacity[1] > 1'000'000)
+        throw Error("simulation: node capacity out of range");
+    if (cluster.capacity[0] > 4096 || cluster.capacity[1] > 4096)
+        throw Error("simulation: node capacity per resource type must be in 0..4096 slots");
+    if (!(o.slotSeconds > 0) || o.slotSeconds > 1e7)
+        throw Error("simulation: slot length must be in (0, 1e7] seconds");
+    if (o.maxSlots <= 0 || o.maxSlots > 10'000'000)
+        throw Error("simulation: max slots must be in 1..10000000, got " + std::to_string(o.maxSlots));
+    if (o.maxWorkers <= 0 || o.maxPs <= 0 || o.maxWorkers > 4096 || o.maxPs > 4096)
+        throw Error("simulation: worker/PS caps must be in 1..4096");
+    if (o.resizeCostSeconds < 0 || !std::isfinite(o.resizeCostSeconds))
+        throw Error("simulation: resize cost must be a non-negative number of seconds");
+    if (o.speedNoise < 0 || o.speedNoise >= 1)
+        throw Error("simulation: speed noise must be in [0, 1)");
+}
+
+} // namespace
+
+Simulator::Simulator(const ClusterSpec &cluster, ProfileSet profiles, Trace trace,
+                     SimulationOptions options)
+    : m_profiles(std::move(profiles)), m_trace(std::move(trace)), m_options(options)
+{
+    checkOptions(cluster, m_options);
+    m_trace.validate(m_profiles, m_trace.name.empty() ? std::string("trace") : m_trace.name);
+    m_cluster = Cluster(cluster.nodes, cluster.capacity);
+    for (const auto &p : m_profiles.all()) {
+        if (!p.speed)
+            throw Error("profile '" + p.name + "' has no speed model");
+        if (!(p.stepsPerEpoch > 0))
+            throw Error("profile '" + p.name + "': steps per epoch must be positive");
+        m_speed.emplace_back(*p.speed, m_options.maxPs, m_options.maxWorkers);
+        m_estimated.emplace_back(p.estimate ? *p.estimate : *p.speed, m_options.maxPs,
+                                 m_options.maxWorkers);
+    }
+    m_lowerBound = lowerBoundAvgJct(cluster, m_profiles, m_trace, m_options);
+    reset();
+}
+
+void Simulator::reset()
+{
+    m_cluster.clear();
+    m_jobs.clear();
+    m_jobs.reserve(m_trace.jobs.size());
+    for (const auto &spec : m_trace.jobs) {
+        JobState j;
+        j.id = spec.id;
+        j.type = *m_profiles.indexOf(spec.model);
+        j.arrivalSlot = spec.arrivalSlot;
+        j.totalEpochs = spec.epochs;
+        j.estimatedEpochs = spec.estimatedEpochs.value_or(spec.epochs);
+        m_jobs.push_back(std::move(j));
+    }
+    m_arrivalOrder.resize(m_jobs.size());
+    std::iota(m_arrivalOrder.begin(), m_arrivalOrder.end(), 0);
+    std::stable_sort(m_arrivalOrder.begin(), m_arrivalOrder.end(), [this](int a, int b) {
+        const JobState &x = m_jobs[a], &y = m_jobs[b];
+        return x.arrivalSlot != y.arrivalSlot ? x.arrivalSlot < y.arrivalSlot : x.id < y.id;
+    });
+    m_nextArrival = 0;
+    m_lastArrivals.clear();
+    m_lastCompletions.clear();
+    m_rewards.clear();
+    m_utilisation.clear();
+    m_noiseState = m_options.seed;
+    m_slot = 0;
+    m_finished = 0;
+    m_jobCount = static_cast<int>(m_jobs.size());
+    m_done = m_jobCount == 0;
+}
+
+void Simulator::admitArrivals()
+{
+    m_lastArrivals.clear();
+    while (m_nextArrival < m_arrivalOrder.size() &&
+           m_jobs[m_arrivalOrder[m_nextArrival]].arrivalSlot <= m_slot) {
+        JobState &j = m_jobs[m_arrivalOrder[m_nextArrival++]];
+        j.status = JobStatus::Queued;
+        m_lastArrivals.push_back(j.id);
+    }
+}
+
+void Simulator::step(Scheduler &scheduler)
+{
+    if (m_done)
+        return;
+    admitArrivals();
+
+    // Every slot is decided from scratch.
+    m_cluster.clear();
+    std::vector<int> active;
+    active.reserve(m_jobs.size());
+    for (size_t k = 0; k < m_nextArrival; ++k) {
+        const int i = m_arrivalOrder[k];
+        JobState &j = m_jobs[i];
+        if (j.status == JobStatus::Finished)
+            continue;
+        j.prevWorkers = j.workers;
+        j.prevPs = j.ps;
+        j.workers = j.ps = 0;
+        j.tasks.clear();
+        j.usage = {0, 0};
+        j.speed = j.epochsThisSlot = 0.0;
+        j.status = JobStatus::Queued;
+        active.push_back(i);
+    }
+
+    SlotContext context(m_slot, m_cluster, m_jobs, std::move(active), m_profiles, m_options,
+                        &m_speed, &m_estimated);
+    scheduler.schedule(context);
+    progress();
+
+    m_utilisation.push_back({m_cluster.utilisation(Resource::Cpu), m_cluster.utilisation(Resource::Gpu)});
+    ++m_slot;
+    if (m_finished == m_jobCount || m_slot >= m_options.maxSlots)
+        m_done = true;
+}
+
+void Simulator::progress()
+{
+    m_lastCompletions.clear();
+    double reward = 0.0;
+    double jobSlots = 0.0; // time jobs spent in the system this slot (for the exact reward)
+    const double slotSeconds = m_options.slotSeconds;
+    for (size_t k = 0; k < m_nextArrival; ++k) {
+        JobState &j = m_jobs[m_arrivalOrder[k]];
+        if (j.status == JobStatus::Finished)
+            continue;
+        if (j.workers <= 0 || j.ps <= 0) {
+            jobSlots += 1.0;
+            continue;
+        }
+        const ModelProfile &p = m_profiles[j.type];
+        double speed = m_speed[j.type](j.ps, j.workers);
+        if (m_options.speedNoise > 0) {
+            Rng rng(m_noiseState);
+            m_noiseState = rng.next();
+            speed *= 1.0 + m_options.speedNoise * (2.0 * rng.uniform() - 1.0);
+        }
+        double lost = 0.0;
+        if (m_options.resizeCostSeconds > 0) {
+            const int changed = std::abs(j.workers - j.prevWorkers) + std::abs(j.ps - j.prevPs);
+            lost = std::min(slotSeconds, m_options.resizeCostSeconds * changed);
+        }
+        const double rate = speed / p.stepsPerEpoch; // epochs per second
+        double epochs = rate * (slotSeconds - lost);
+        j.speed = speed;
+        const double remaining = j.totalEpochs - j.doneEpochs;
+        if (epochs > 0 && epochs >= remaining) {
+            // Finishes after the lost time plus the fraction of the slot it still needed.
+            const double fraction = (lost + remaining / rate) / slotSeconds;
+            epochs = remaining;
+            j.doneEpochs = j.totalEpochs;
+            j.finishTime = m_slot + fraction;
+            j.status = JobStatus::Finished;
+            ++m_finished;
+            m_lastCompletions.push_back(j.id);
+            jobSlots += fraction;
+        } else {
+            j.doneEpochs += epochs;
+            jobSlots += 1.0;
+        }
+        j.epochsThisSlot = epochs;
+        reward += epochs / j.estimatedEpochs;
+    }
+    m_rewards.push_back(m_options.unfinishedJobsReward ? -jobSlots : reward);
+}
+
+SlotSnapshot Simulator::snapshot() const
+{
+    SlotSnapshot s;
+    s.slot = m_slot - 1;
+    s.reward = m_rewards.empty() ? 0.0 : m_rewards.back();
+    s.cumulativeReward = std::accumulate(m_rewards.begin(), m_rewards.end(), 0.0);
+    s.utilisation = {m_cluster.utilisation(Resource::Cpu), m_cluster.utilisation(Resource::Gpu)};
+    s.nodeUsage = m_cluster.usage();
+    s.nodeCapacity = m_cluster.nodeCapacity();
+    s.jobs = m_jobs;
+    s.arrivals = m_lastArrivals;
+    s.completions = m_lastCompletions;
+    for (const auto &j : m_jobs) {
+        switch (j.status) {
+        case JobStatus::Pending: ++s.pending; break;
+        case JobStatus::Queued: ++s.queued; break;
+        case JobStatus::Running: ++s.running; break;
+        case JobStatus::Finished: ++s.finished; break;
+        }
+    }
+    return s;
+}
+
+RunResult Simulator::result() const
+{
+    RunResult r;
+    r.traceName = m_trace.name;
+    r.jobs = m_jobCount;
+    r.completed = m_finished;
+    r.slotCount = m_slot;
+    r.lowerBoundAvgJct = m_lowerBound;
+    r.rewards = m_rewards;
+    r.utilisation = m_utilisation;
+    double sum = 0.0;
+    for (const auto &j : m_jobs) {
+        if (j.status == JobStatus::Finished) {
+            r.jcts.push_back(j.jct());
+            sum += j.jct();
+            r.makespan = std::max(r.makespan, j.finishTime);
+        } else {
+            r.jcts.push_back(-1.0);
+            // Censored at the end of the run: counts with the time it has spent so far.
+            sum += std::max(0, m_slot - j.arrivalSlot);
+            r.makespan = std::max(r.makespan, static_cast<double>(m_slot));
+        }
+    }
+    r.avgJct = m_jobCount ? sum / m_jobCount : 0.0;
+    r.avgReward = m_rewards.empty()
+                      ? 0.0
+                      : std::accumulate(m_rewards.begin(), m_rewards.end(), 0.0) / m_rewards.size();
+    return r;
+}
+
+RunResult runSimulation(Simulator &simulator, Scheduler &scheduler)
+{
+    const auto start = std::chrono::steady_clock::now();
+    scheduler.reset();
+    while (!simulator.done())
+        simulator.step(scheduler);
+    RunResult r = simulator.result();
+    r.policy = scheduler.name();
+    r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
+Config bestConfig(const SpeedModel &model, const ModelProfile &profile, int maxPs,
+                  int maxWorkers, const Demand &budget)
+{
+    Config best;
+    for (int p = 1; p <= maxPs; ++p) {
+        for (int w = 1; w <= maxWorkers; ++w) {
+            const Demand need = p * profile.psDemand + w * profile.workerDemand;
+            if (need[0] > budget[0] || need[1] > budget[1])
+                continue;
+            const double s = model.speed(p, w);
+            // Strictly faster wins; ties keep the smaller (earlier) configuration.
+            if (s > best.speed) {
+                best = {p, w, s};
+            }
+        }
+    }
+    return best;
+}
+
+double lowerBoundAvgJct(const ClusterSpec &cluster, const ProfileSet &profiles,
+                        const Trace &trace, const SimulationOptions &options)
+{
+    if (trace.jobs.empty())
+        return 0.0;
+    const Demand budget = cluster.nodes * cluster.capacity;
+    std::vector<double> epochsPerSlot;
+    for (const auto &p : profiles.all()) {
+        const Config c = bestConfig(*p.speed, p, options.maxPs, options.maxWorkers, budget);
+        epochsPerSlot.push_back(c.speed * options.slotSeconds / p.stepsPerEpoch);
+    }
+    double sum = 0.0;
+    for (const auto &j : trace.jobs) {
+        const auto type = profiles.indexOf(j.model);
+        const double e = type ? epochsPerSlot[*type] : 0.0;
+        sum += e > 0 ? j.epochs / e : static_cast<double>(options.maxSlots);
+    }
+    return sum / static_cast<double>(trace.jobs.size());
+}
+
+} // namespace dl2

@@ -1,0 +1,120 @@
+#pragma once
+// The slot-by-slot simulator (spec section 3): every slot admits arrivals, clears every
+// allocation, lets the scheduler add tasks, advances each job with >= 1 worker and >= 1 PS
+// by f(p, w) * slot_seconds / steps_per_epoch epochs (fractional last slot), and records the
+// normalised-progress reward. Deterministic for a given trace, policy and seed.
+
+#include "cluster.h"
+#include "jobstate.h"
+#include "modelprofile.h"
+#include "trace.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+class Scheduler;
+
+struct ClusterSpec
+{
+    int nodes = 500;
+    Demand capacity{8, 8};
+};
+
+struct SimulationOptions
+{
+    double slotSeconds = 1200.0;
+    int maxSlots = 1000;
+    int maxWorkers = 16;
+    int maxPs = 16;
+    PlacementRule placement = PlacementRule::LeastLoaded;
+    // Beyond the reference (all off there):
+    double resizeCostSeconds = 0.0; // lost training per task added/removed vs previous slot
+    double speedNoise = 0.0;        // multiplicative uniform noise, speed x (1 + U(-n, n))
+    std::uint64_t seed = 1;         // for the noise
+    bool unfinishedJobsReward = false; // reward = -(number of unfinished jobs) instead
+};
+
+struct RunResult
+{
+    std::string policy;
+    std::string traceName;
+    int jobs = 0;
+    int completed = 0;
+    int slotCount = 0;          // slots simulated
+    double avgJct = 0.0;        // slots; unfinished jobs count with JCT up to maxSlots
+    double makespan = 0.0;      // slots
+    double avgReward = 0.0;
+    double lowerBoundAvgJct = 0.0;
+    double wallSeconds = 0.0;
+    std::vector<double> jcts;   // per job in trace order (-1 if unfinished)
+    std::vector<double> rewards; // per slot
+    std::vector<std::array<double, kResourceTypes>> utilisation; // per slot
+};
+
+class Simulator
+{
+public:
+    Simulator(const ClusterSpec &cluster, ProfileSet profiles, Trace trace,
+              SimulationOptions options = {});
+
+    void reset();
+    bool done() const { return m_done; }
+    int slot() const { return m_slot; } // the next slot to simulate
+    void step(Scheduler &scheduler);
+    // The state after the last step (or the initial state).
+    SlotSnapshot snapshot() const;
+    RunResult result() const;
+
+    const Cluster &cluster() const { return m_cluster; }
+    const ProfileSet &profiles() const { return m_profiles; }
+    const Trace &trace() const { return m_trace; }
+    const SimulationOptions &options() const { return m_options; }
+    const std::vector<JobState> &jobs() const { return m_jobs; }
+    const std::vector<double> &rewards() const { return m_rewards; }
+    int unfinishedJobs() const { return m_jobCount - m_finished; }
+
+private:
+    void admitArrivals();
+    void progress();
+
+    Cluster m_cluster;
+    ProfileSet m_profiles;
+    Trace m_trace;
+    SimulationOptions m_options;
+    std::vector<SpeedTable> m_speed;     // per profile, true speed
+    std::vector<SpeedTable> m_estimated; // per profile, fitted estimate (or true speed)
+    std::vector<JobState> m_jobs;
+    std::vector<int> m_arrivalOrder; // job indices by arrival slot, then id
+    size_t m_nextArrival = 0;
+    std::vector<int> m_lastArrivals, m_lastCompletions;
+    std::vector<double> m_rewards;
+    std::vector<std::array<double, kResourceTypes>> m_utilisation;
+    double m_lowerBound = 0.0;
+    std::uint64_t m_noiseState = 0;
+    int m_slot = 0;
+    int m_finished = 0;
+    int m_jobCount = 0;
+    bool m_done = false;
+};
+
+// Runs a whole simulation; fills RunResult.policy and wallSeconds.
+RunResult runSimulation(Simulator &simulator, Scheduler &scheduler);
+
+// Average JCT (slots) when every job runs alone from its arrival at its best (p, w) within
+// the caps and the cluster's capacity.
+double lowerBoundAvgJct(const ClusterSpec &cluster, const ProfileSet &profiles,
+                        const Trace &trace, const SimulationOptions &options);
+// Best (ps, workers) of a profile within the caps and a capacity budget (true speed).
+struct Config
+{
+    int ps = 0;
+    int workers = 0;
+    double speed = 0.0;
+};
+Config bestConfig(const SpeedModel &model, const ModelProfile &profile, int maxPs,
+                  int maxWorkers, const Demand &budget);
+
+} // namespace dl2
