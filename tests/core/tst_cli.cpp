@@ -1,0 +1,164 @@
+// The dl2 command line as a script sees it: exit codes, one-line errors, JSON keys, and no
+// partial output file on failure.
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Run
+{
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+Run dl2(const QStringList &args)
+{
+    QProcess p;
+    p.start(qEnvironmentVariable("DL2_CLI"), args);
+    if (!p.waitForFinished(120000))
+        qFatal("dl2 did not finish");
+    return {p.exitCode(), p.readAllStandardOutput(), p.readAllStandardError()};
+}
+
+QString fixture(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
+{
+    const QString path = dir.filePath(name);
+    QFile f(path);
+    if (!f.open(QIODevice::WriteOnly))
+        qFatal("cannot write fixture");
+    f.write(content);
+    return path;
+}
+
+} // namespace
+
+class TestCli : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase() { QVERIFY(QFile::exists(qEnvironmentVariable("DL2_CLI"))); }
+
+    void simulateJsonHasStableKeys()
+    {
+        const Run r = dl2({QStringLiteral("simulate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                           QStringLiteral("--policy"), QStringLiteral("drf"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        for (const char *key : {"policy", "jobs", "completed", "avg_jct_slots", "makespan_slots", "avg_reward",
+                                "lower_bound_avg_jct_slots", "wall_seconds"})
+            QVERIFY2(o.contains(QLatin1String(key)), key);
+        QCOMPARE(o[QStringLiteral("policy")].toString(), QStringLiteral("drf"));
+        QCOMPARE(o[QStringLiteral("jobs")].toInt(), 60);
+        QVERIFY(o[QStringLiteral("avg_jct_slots")].toDouble() >= o[QStringLiteral("lower_bound_avg_jct_slots")].toDouble());
+    }
+
+    void compareJsonShape()
+    {
+        const Run r = dl2({QStringLiteral("compare"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                           QStringLiteral("--seeds"), QStringLiteral("1-3"), QStringLiteral("--policies"),
+                           QStringLiteral("drf,fifo"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        QCOMPARE(o[QStringLiteral("runs")].toArray().size(), 6);
+        QCOMPARE(o[QStringLiteral("runs")].toArray().at(0).toObject()[QStringLiteral("seed")].toInt(), 1);
+        const QJsonObject drf = o[QStringLiteral("summary")].toObject()[QStringLiteral("drf")].toObject();
+        QVERIFY(drf[QStringLiteral("mean_avg_jct_slots")].toDouble() > 0);
+        QCOMPARE(drf[QStringLiteral("ratio_to_drf")].toDouble(), 1.0);
+    }
+
+    void traceFileRoundTripThroughCli()
+    {
+        QTemporaryDir dir;
+        const QString csv = dir.filePath(QStringLiteral("t.csv"));
+        QCOMPARE(dl2({QStringLiteral("trace"), QStringLiteral("generate"), QStringLiteral("--scenario"),
+                      QStringLiteral("dl2-small"), QStringLiteral("--seed"), QStringLiteral("4"), QStringLiteral("-o"), csv})
+                     .code,
+                 0);
+        const QString pb = dir.filePath(QStringLiteral("t.pb"));
+        QCOMPARE(dl2({QStringLiteral("trace"), QStringLiteral("convert"), csv, QStringLiteral("-o"), pb}).code, 0);
+        const Run a = dl2({QStringLiteral("simulate"), QStringLiteral("--trace"), pb, QStringLiteral("--nodes"),
+                           QStringLiteral("96"), QStringLiteral("--json")});
+        const Run b = dl2({QStringLiteral("simulate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                           QStringLiteral("--seed"), QStringLiteral("4"), QStringLiteral("--json")});
+        QCOMPARE(a.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(a.out).object()[QStringLiteral("avg_jct_slots")].toDouble(),
+                 QJsonDocument::fromJson(b.out).object()[QStringLiteral("avg_jct_slots")].toDouble());
+    }
+
+    void badInputExitsTwoWithOneLine_data()
+    {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QByteArray>("csv");
+        QTest::addColumn<QString>("expected");
+        const QByteArray header = "job_id,arrival_slot,model,epochs\n";
+        const QString sim = QStringLiteral("simulate");
+        const QString trace = QStringLiteral("--trace");
+        QTest::newRow("unknown model") << QStringList{sim, trace, QStringLiteral("@")} << header + "1,0,alexnet,5\n" << QStringLiteral("unknown model 'alexnet'");
+        QTest::newRow("malformed row") << QStringList{sim, trace, QStringLiteral("@")} << header + "1,0,dssm\n" << QStringLiteral("t.csv:2:");
+        QTest::newRow("negative epochs") << QStringList{sim, trace, QStringLiteral("@")} << header + "1,0,dssm,-3\n" << QStringLiteral("t.csv:2: column 'epochs'");
+        QTest::newRow("missing file") << QStringList{sim, trace, QStringLiteral("/nonexistent/x.csv")} << QByteArray() << QStringLiteral("/nonexistent/x.csv: no such file");
+        QTest::newRow("unknown policy") << QStringList{sim, QStringLiteral("--policy"), QStringLiteral("magic")} << QByteArray() << QStringLiteral("unknown policy 'magic'");
+        QTest::newRow("unknown scenario") << QStringList{sim, QStringLiteral("--scenario"), QStringLiteral("nope")} << QByteArray() << QStringLiteral("unknown scenario 'nope'");
+        QTest::newRow("absurd nodes") << QStringList{sim, QStringLiteral("--nodes"), QStringLiteral("-4")} << QByteArray() << QStringLiteral("--nodes");
+        QTest::newRow("absurd seeds") << QStringList{QStringLiteral("compare"), QStringLiteral("--seeds"), QStringLiteral("9-1")} << QByteArray() << QStringLiteral("--seeds");
+        QTest::newRow("rbf without table") << QStringList{sim, QStringLiteral("--speed-model"), QStringLiteral("rbf")} << QByteArray() << QStringLiteral("needs --speed-table");
+        QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QByteArray() << QStringLiteral("unknown command");
+        QTest::newRow("unknown option") << QStringList{sim, QStringLiteral("--frob")} << QByteArray() << QStringLiteral("frob");
+    }
+    void badInputExitsTwoWithOneLine()
+    {
+        QFETCH(QStringList, args);
+        QFETCH(QByteArray, csv);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        if (!csv.isEmpty())
+            args.replaceInStrings(QStringLiteral("@"), fixture(dir, QStringLiteral("t.csv"), csv));
+        const Run r = dl2(args);
+        QCOMPARE(r.code, 2);
+        QVERIFY2(QString::fromUtf8(r.err).contains(expected), r.err.constData());
+        QCOMPARE(r.err.trimmed().count('\n'), 0); // one line
+        QVERIFY(r.out.isEmpty());
+    }
+
+    void failedConversionLeavesNoOutput()
+    {
+        QTemporaryDir dir;
+        const QString bad = fixture(dir, QStringLiteral("bad.csv"), "job_id,arrival_slot,model,epochs\n1,0,dssm,5\n2,0,dssm,oops\n");
+        const QString out = dir.filePath(QStringLiteral("out.pb"));
+        const Run r = dl2({QStringLiteral("trace"), QStringLiteral("convert"), bad, QStringLiteral("-o"), out});
+        QCOMPARE(r.code, 2);
+        QVERIFY(!QFile::exists(out));
+        const QString unwritable = dir.filePath(QStringLiteral("missing-dir/out.csv"));
+        const Run w = dl2({QStringLiteral("trace"), QStringLiteral("generate"), QStringLiteral("-o"), unwritable});
+        QCOMPARE(w.code, 2);
+        QVERIFY(QString::fromUtf8(w.err).contains(unwritable));
+    }
+
+    void scenarioShowReportsCapacityBinding()
+    {
+        const Run r = dl2({QStringLiteral("scenario"), QStringLiteral("show"), QStringLiteral("dl2-small"),
+                           QStringLiteral("--seeds"), QStringLiteral("1")});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.contains("capacity binds"));
+        QVERIFY(r.out.contains("96 nodes"));
+    }
+
+    void versionAndHelp()
+    {
+        QCOMPARE(dl2({QStringLiteral("--version")}).code, 0);
+        for (const char *cmd : {"simulate", "compare", "fit-speed"}) {
+            const Run r = dl2({QLatin1String(cmd), QStringLiteral("--help")});
+            QCOMPARE(r.code, 0);
+            QVERIFY(r.out.contains("Usage"));
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"

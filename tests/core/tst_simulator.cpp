@@ -1,0 +1,195 @@
+// Hand-computed tiny scenarios pinning the simulator's slot semantics (spec section 3).
+#include "error.h"
+#include "scheduler.h"
+#include "simulator.h"
+#include "testprofiles.h"
+
+#include <QTest>
+
+using namespace dl2;
+
+namespace {
+
+// One profile: worker and PS need 2 CPU slots each, speed = w steps/s, 1 step per epoch.
+ProfileSet linearProfiles()
+{
+    return ProfileSet({test::makeProfile("lin", {2, 0}, {2, 0}, [](int, int w) { return double(w); })});
+}
+
+Trace twoJobs(double epochs1, double epochs2)
+{
+    Trace t;
+    t.name = "two";
+    t.jobs = {{1, 0, "lin", epochs1, {}}, {2, 0, "lin", epochs2, {}}};
+    return t;
+}
+
+SimulationOptions tenSecondSlots()
+{
+    SimulationOptions o;
+    o.slotSeconds = 10.0; // epochs per slot = 10 x workers
+    return o;
+}
+
+} // namespace
+
+class TestSimulator : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void drfTwoJobsFractionalLastSlot()
+    {
+        // One node of 8+8 slots holds two bundles ({4,0} each). DRF: job 1 then job 2 get a
+        // bundle, the third bundle fails -> each runs at w=1: 10 epochs/slot.
+        // Job 2 (25 epochs): 10, 10, then 5 of 10 -> finishes at 2.5.
+        // Job 1 (50 epochs): 10, 10, 10, then alone with 2 bundles: 20 -> finishes at 4.0.
+        // Rewards: 10/50 + 10/25 = 0.6, 0.6, 10/50 + 5/25 = 0.4, 20/50 = 0.4 -> mean 0.5.
+        Simulator sim({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        QCOMPARE(r.completed, 2);
+        QCOMPARE(r.slotCount, 4);
+        QCOMPARE(r.jcts.size(), size_t(2));
+        QCOMPARE(r.jcts[0], 4.0);
+        QCOMPARE(r.jcts[1], 2.5);
+        QCOMPARE(r.avgJct, 3.25);
+        QCOMPARE(r.makespan, 4.0);
+        QCOMPARE(r.rewards.size(), size_t(4));
+        QVERIFY(qFuzzyCompare(r.rewards[0], 0.6));
+        QVERIFY(qFuzzyCompare(r.rewards[2], 0.4));
+        QVERIFY(qFuzzyCompare(r.rewards[3], 0.4));
+        QVERIFY(qFuzzyCompare(r.avgReward, 0.5));
+    }
+
+    void lowerBoundUsesBestConfigWithinCapacity()
+    {
+        // Budget 8 CPU slots: p + w <= 4, speed = w -> best (1 PS, 3 workers) = 30 epochs/slot.
+        // JCTs 50/30 and 25/30 -> mean 1.25.
+        const double lb = lowerBoundAvgJct({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
+        QVERIFY(qFuzzyCompare(lb, 1.25));
+        const Config c = bestConfig(*linearProfiles()[0].speed, linearProfiles()[0], 16, 16, {8, 8});
+        QCOMPARE(c.ps, 1);
+        QCOMPARE(c.workers, 3);
+    }
+
+    void unfinishedJobsRewardSumsToMinusTotalJct()
+    {
+        SimulationOptions o = tenSecondSlots();
+        o.unfinishedJobsReward = true;
+        Simulator sim({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), o);
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        // -2, -2, -(1 + 0.5), -1: the sum is minus the total JCT (4 + 2.5).
+        QCOMPARE(r.rewards.size(), size_t(4));
+        QCOMPARE(r.rewards[2], -1.5);
+        double sum = 0;
+        for (double x : r.rewards)
+            sum += x;
+        QCOMPARE(sum, -6.5);
+    }
+
+    void resizeCostDelaysTraining()
+    {
+        // One job of 16 epochs gets 2 bundles (w=2 -> 2 epochs/s). Slot 0 adds 4 tasks at
+        // 1 s each: 6 s of training = 12 epochs. Slot 1 changes nothing: the 4 left take 2 s
+        // -> finishes at 1.2.
+        SimulationOptions o = tenSecondSlots();
+        o.resizeCostSeconds = 1.0;
+        Trace t;
+        t.name = "one";
+        t.jobs = {{1, 0, "lin", 16, {}}};
+        Simulator sim({1, {8, 8}}, linearProfiles(), t, o);
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        QCOMPARE(r.completed, 1);
+        QVERIFY(qFuzzyCompare(r.jcts[0], 1.2));
+    }
+
+    void lateArrivalAndIdleSlots()
+    {
+        // A job arriving at slot 3 waits for nothing: JCT counts from its arrival.
+        Trace t;
+        t.name = "late";
+        t.jobs = {{7, 3, "lin", 5, {}}};
+        Simulator sim({1, {8, 8}}, linearProfiles(), t, tenSecondSlots());
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        // Two bundles: 20 epochs/slot, 5 epochs -> a quarter of slot 3.
+        QCOMPARE(r.jcts[0], 0.25);
+        QCOMPARE(r.makespan, 3.25);
+        QCOMPARE(r.slotCount, 4);
+    }
+
+    void snapshotAgreesWithJobs()
+    {
+        Simulator sim({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
+        auto drf = makeScheduler("drf");
+        sim.step(*drf);
+        const SlotSnapshot s = sim.snapshot();
+        QCOMPARE(s.slot, 0);
+        QCOMPARE(s.running, 2);
+        QCOMPARE(s.arrivals.size(), size_t(2));
+        QCOMPARE(s.nodeUsage.size(), size_t(1));
+        QCOMPARE(s.nodeUsage[0][0], 8);
+        QCOMPARE(s.utilisation[0], 1.0);
+        QCOMPARE(s.jobs[0].tasks.size(), size_t(2));
+        QCOMPARE(s.jobs[0].tasks[0].node, 0);
+        QCOMPARE(s.jobs[0].epochsThisSlot, 10.0);
+        QVERIFY(qFuzzyCompare(s.reward, 0.6));
+    }
+
+    void maxSlotsCensorsUnfinishedJobs()
+    {
+        SimulationOptions o = tenSecondSlots();
+        o.maxSlots = 2;
+        Simulator sim({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), o);
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        QCOMPARE(r.completed, 0);
+        QCOMPARE(r.jcts[0], -1.0);
+        QCOMPARE(r.avgJct, 2.0); // both censored at 2 slots
+    }
+
+    void deterministicWithNoise()
+    {
+        SimulationOptions o = tenSecondSlots();
+        o.speedNoise = 0.3;
+        o.seed = 42;
+        auto run = [&] {
+            Simulator sim({1, {8, 8}}, linearProfiles(), twoJobs(500, 250), o);
+            auto drf = makeScheduler("drf");
+            return runSimulation(sim, *drf);
+        };
+        const RunResult a = run(), b = run();
+        QCOMPARE(a.jcts, b.jcts);
+        QCOMPARE(a.rewards, b.rewards);
+        o.seed = 43;
+        const RunResult c = run();
+        QVERIFY(a.jcts != c.jcts);
+    }
+
+    void rejectsAbsurdOptions_data()
+    {
+        QTest::addColumn<int>("nodes");
+        QTest::addColumn<double>("slotSeconds");
+        QTest::addColumn<int>("caps");
+        QTest::newRow("zero nodes") << 0 << 10.0 << 16;
+        QTest::newRow("negative nodes") << -5 << 10.0 << 16;
+        QTest::newRow("zero slot") << 1 << 0.0 << 16;
+        QTest::newRow("zero caps") << 1 << 10.0 << 0;
+        QTest::newRow("huge caps") << 1 << 10.0 << 1'000'000;
+    }
+    void rejectsAbsurdOptions()
+    {
+        QFETCH(int, nodes);
+        QFETCH(double, slotSeconds);
+        QFETCH(int, caps);
+        SimulationOptions o;
+        o.slotSeconds = slotSeconds;
+        o.maxWorkers = o.maxPs = caps;
+        QVERIFY_THROWS_EXCEPTION(dl2::Error, Simulator({nodes, {8, 8}}, linearProfiles(), twoJobs(5, 5), o));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestSimulator)
+#include "tst_simulator.moc"
