@@ -4,6 +4,7 @@
 #include "speed/fitspeed.h"
 #include "speed/measurements.h"
 
+#include <QCoreApplication>
 #include <QJsonArray>
 #include <QJsonDocument>
 
@@ -258,7 +259,10 @@ bool parseOrExit(QCommandLineParser &parser, const QStringList &args, int &exitC
         return false;
     }
     if (parser.isSet(QStringLiteral("help"))) {
-        std::fputs(qPrintable(parser.helpText()), stdout);
+        // Qt names the executable's path; show the sub-command the user typed instead.
+        QString help = parser.helpText();
+        help.replace(QCoreApplication::arguments().constFirst(), args.value(0));
+        std::fputs(qPrintable(help), stdout);
         exitCode = 0;
         return false;
     }
