@@ -1,0 +1,113 @@
+// dl2-agent --backend sim [--scenario S] [--seed N] --listen ADDR --token-file F
+//           [--tls-cert PEM --tls-key PEM] [--state-dir DIR]
+// Serves the dl2.agent.v1.ClusterAgent gRPC service until SIGINT/SIGTERM. Prints one line
+// "dl2-agent: listening on HOST:PORT ..." once it accepts calls (port 0 picks a free port).
+
+#include "agentserver.h"
+#include "error.h"
+#include "fileio.h"
+#include "simulatedconnector.h"
+
+#include <QCommandLineParser>
+#include <QCoreApplication>
+#include <csignal>
+#include <cstdio>
+#include <iostream>
+#include <pthread.h>
+
+namespace {
+
+std::string readToken(const QString &path)
+{
+    if (path.isEmpty())
+        throw dl2::Error("--token-file is required");
+    std::string token = dl2::readFile(path.toStdString());
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+        token.pop_back();
+    if (token.empty())
+        throw dl2::Error("token file '" + path.toStdString() + "' is empty");
+    return token;
+}
+
+int run(const QCommandLineParser &parser)
+{
+    if (parser.value(QStringLiteral("backend")) != QLatin1String("sim"))
+        throw dl2::Error("unknown backend '" +
+                         parser.value(QStringLiteral("backend")).toStdString() + "' (known: sim)");
+    bool ok = false;
+    const qulonglong seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
+    if (!ok)
+        throw dl2::Error("--seed must be a non-negative integer");
+    dl2::AgentServerOptions options;
+    options.listen = parser.value(QStringLiteral("listen")).toStdString();
+    options.token = readToken(parser.value(QStringLiteral("token-file")));
+    options.tlsCertFile = parser.value(QStringLiteral("tls-cert")).toStdString();
+    options.tlsKeyFile = parser.value(QStringLiteral("tls-key")).toStdString();
+    options.slowApplies = parser.value(QStringLiteral("debug-slow-applies")).toInt();
+    options.applyDelay =
+        std::chrono::milliseconds(parser.value(QStringLiteral("debug-apply-delay-ms")).toInt());
+
+    // Signals are taken synchronously by the main thread; gRPC threads inherit the mask.
+    sigset_t stopSignals;
+    sigemptyset(&stopSignals);
+    sigaddset(&stopSignals, SIGINT);
+    sigaddset(&stopSignals, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+
+    dl2::SimulatedConnector backend(parser.value(QStringLiteral("scenario")).toStdString(), seed,
+                                    parser.value(QStringLiteral("state-dir")).toStdString());
+    dl2::AgentServer server(backend, options);
+    server.start();
+    const std::string host = options.listen.substr(0, options.listen.rfind(':'));
+    std::cout << "dl2-agent: listening on " << host << ':' << server.port() << " ("
+              << backend.describe() << ", next slot " << backend.nextSlot()
+              << (backend.restored() ? ", restored" : "") << ")" << std::endl;
+    int sig = 0;
+    sigwait(&stopSignals, &sig);
+    std::cout << "dl2-agent: stopping (signal " << sig << ")" << std::endl;
+    server.shutdown();
+    return 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    QCoreApplication app(argc, argv);
+    QCoreApplication::setApplicationName(QStringLiteral("dl2-agent"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(DL2_VERSION));
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("DL2 cluster agent (gRPC dl2.agent.v1)"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addOptions({
+        {QStringLiteral("backend"), QStringLiteral("Cluster backend: sim."), QStringLiteral("NAME"),
+         QStringLiteral("sim")},
+        {QStringLiteral("scenario"), QStringLiteral("Scenario of the simulated backend."),
+         QStringLiteral("S"), QStringLiteral("dl2-small")},
+        {QStringLiteral("seed"), QStringLiteral("Trace seed of the simulated backend."),
+         QStringLiteral("N"), QStringLiteral("1")},
+        {QStringLiteral("listen"), QStringLiteral("Address to listen on (port 0: any free port)."),
+         QStringLiteral("ADDR"), QStringLiteral("127.0.0.1:0")},
+        {QStringLiteral("token-file"),
+         QStringLiteral("File holding the bearer token clients must send."), QStringLiteral("F")},
+        {QStringLiteral("tls-cert"), QStringLiteral("PEM certificate (with --tls-key): serve TLS."),
+         QStringLiteral("PEM")},
+        {QStringLiteral("tls-key"), QStringLiteral("PEM private key."), QStringLiteral("PEM")},
+        {QStringLiteral("state-dir"),
+         QStringLiteral("Persist the cluster state and applied decisions here; resume from it."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("debug-slow-applies"),
+         QStringLiteral("Testing: the first K Apply calls answer late."), QStringLiteral("K"),
+         QStringLiteral("0")},
+        {QStringLiteral("debug-apply-delay-ms"), QStringLiteral("Testing: how late."),
+         QStringLiteral("MS"), QStringLiteral("0")},
+    });
+    parser.process(app);
+    try {
+        return run(parser);
+    } catch (const std::exception &e) {
+        std::fprintf(stderr, "dl2-agent: %s\n", e.what());
+        return 2;
+    }
+}

@@ -1,0 +1,191 @@
+// dl2 operate --agent ADDR --token-file F --policy P [--rules FILE] --slots N --audit FILE [--json]
+// The headless operating loop: policy -> decision gate -> audit log -> agent, one batch per
+// slot; re-sends what an earlier run committed but never saw acknowledged; at the end checks
+// the audit log against the agent's own record of applied decisions.
+#include "command.h"
+#include "common.h"
+#include "error.h"
+#include "fileio.h"
+#include "grpcconnector.h"
+#include "operatingloop.h"
+#include "simulatedconnector.h"
+
+#include <cstdio>
+
+namespace dl2::cli {
+
+namespace {
+
+std::string readToken(const QString &path)
+{
+    if (path.isEmpty())
+        throw Error("--token-file is required with a remote --agent");
+    std::string token = readFile(path.toStdString());
+    while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+        token.pop_back();
+    if (token.empty())
+        throw Error("token file '" + path.toStdString() + "' is empty");
+    return token;
+}
+
+int runOperate(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Operate a cluster through its agent: every slot the policy proposes allocations, the "
+        "gate approves them (automatic, rules, or review with a deadline default), approved "
+        "decisions are committed to the audit log, sent, and acknowledged. Exit code 1 when the "
+        "audit log and the agent's record disagree (a decision lost or applied twice)."));
+    parser.addHelpOption();
+    parser.addOptions({
+        {QStringLiteral("agent"),
+         QStringLiteral("Agent address HOST:PORT, or 'local' for an in-process simulated cluster."),
+         QStringLiteral("ADDR")},
+        {QStringLiteral("token-file"), QStringLiteral("File holding the agent's bearer token."),
+         QStringLiteral("F")},
+        {QStringLiteral("tls-ca"), QStringLiteral("PEM root certificate: talk TLS to the agent."),
+         QStringLiteral("PEM")},
+        {QStringLiteral("policy"), QStringLiteral("Scheduling policy (default drf)."),
+         QStringLiteral("P"), QStringLiteral("drf")},
+        {QStringLiteral("mode"),
+         QStringLiteral(
+             "Gate mode: automatic, rules, review (default: rules with --rules, else automatic)."),
+         QStringLiteral("M")},
+        {QStringLiteral("rules"),
+         QStringLiteral("JSON auto-approval rules (approve_scale_down, max_task_change, jobs)."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("review-deadline-ms"),
+         QStringLiteral("How long decisions wait for review (default 0)."), QStringLiteral("MS"),
+         QStringLiteral("0")},
+        {QStringLiteral("at-deadline"),
+         QStringLiteral("Default at the deadline: keep (current allocation) or apply."),
+         QStringLiteral("D"), QStringLiteral("keep")},
+        {QStringLiteral("slots"), QStringLiteral("Slots to run in this invocation."),
+         QStringLiteral("N"), QStringLiteral("10")},
+        {QStringLiteral("audit"),
+         QStringLiteral("Audit log (SQLite); created if missing, reused to resume."),
+         QStringLiteral("FILE")},
+        {QStringLiteral("deadline-ms"),
+         QStringLiteral("Deadline of each call to the agent (default 5000)."), QStringLiteral("MS"),
+         QStringLiteral("5000")},
+        {QStringLiteral("retry-seconds"),
+         QStringLiteral("Keep retrying an unreachable agent this long (default 30)."),
+         QStringLiteral("S"), QStringLiteral("30")},
+        {QStringLiteral("scenario"),
+         QStringLiteral("With --agent local: the scenario (default dl2-small)."),
+         QStringLiteral("S"), QStringLiteral("dl2-small")},
+        {QStringLiteral("state-dir"),
+         QStringLiteral("With --agent local: persist the cluster state here."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("json"), QStringLiteral("Print the summary as JSON.")},
+        {QStringLiteral("debug-exit-after-commit"),
+         QStringLiteral(
+             "Testing: exit right after committing the batch of slot N, before sending it."),
+         QStringLiteral("N"), QStringLiteral("-1")},
+    });
+    int code = 0;
+    if (!parseOrExit(parser, args, code))
+        return code;
+    return guarded("operate", [&] {
+        const QString agent = parser.value(QStringLiteral("agent"));
+        if (agent.isEmpty())
+            throw Error("--agent HOST:PORT (or 'local') is required");
+        const QString auditPath = parser.value(QStringLiteral("audit"));
+        if (auditPath.isEmpty())
+            throw Error("--audit FILE is required");
+        const int slots = parsePositiveInt(parser, QStringLiteral("slots"), 1, 10'000'000);
+        const int deadlineMs =
+            parsePositiveInt(parser, QStringLiteral("deadline-ms"), 1, 3'600'000);
+        const int retrySeconds =
+            parsePositiveInt(parser, QStringLiteral("retry-seconds"), 1, 86'400);
+        bool ok = false;
+        const int reviewMs = parser.value(QStringLiteral("review-deadline-ms")).toInt(&ok);
+        if (!ok || reviewMs < 0)
+            throw Error("--review-deadline-ms must be a non-negative integer");
+
+        DecisionGate::Options gateOptions;
+        if (parser.isSet(QStringLiteral("rules")))
+            gateOptions.rules =
+                GateRules::load(parser.value(QStringLiteral("rules")).toStdString());
+        gateOptions.mode =
+            parser.isSet(QStringLiteral("mode"))
+                ? gateModeFromString(parser.value(QStringLiteral("mode")).toStdString())
+            : parser.isSet(QStringLiteral("rules")) ? GateMode::Rules
+                                                    : GateMode::Automatic;
+        gateOptions.reviewDeadline = std::chrono::milliseconds(reviewMs);
+        const QString atDeadline = parser.value(QStringLiteral("at-deadline"));
+        if (atDeadline != QLatin1String("keep") && atDeadline != QLatin1String("apply"))
+            throw Error("--at-deadline must be keep or apply");
+        gateOptions.atDeadline = atDeadline == QLatin1String("apply")
+                                     ? DeadlineDefault::Apply
+                                     : DeadlineDefault::KeepCurrent;
+
+        std::unique_ptr<ClusterConnector> connector;
+        if (agent == QLatin1String("local")) {
+            connector = std::make_unique<SimulatedConnector>(
+                parser.value(QStringLiteral("scenario")).toStdString(), 1,
+                parser.value(QStringLiteral("state-dir")).toStdString());
+        } else {
+            GrpcConnectorOptions o;
+            o.address = agent.toStdString();
+            o.token = readToken(parser.value(QStringLiteral("token-file")));
+            o.tlsCaFile = parser.value(QStringLiteral("tls-ca")).toStdString();
+            o.deadline = std::chrono::milliseconds(deadlineMs);
+            o.retryBudget = std::chrono::seconds(retrySeconds);
+            auto grpc = std::make_unique<GrpcConnector>(o);
+            grpc->health(); // fails early on a wrong token or an unreachable agent
+            connector = std::move(grpc);
+        }
+
+        AuditLog audit(auditPath.toStdString());
+        PolicyPlanner planner(parser.value(QStringLiteral("policy")).toStdString());
+        DecisionGate gate(gateOptions);
+        OperatingLoop loop(*connector, planner, gate, audit);
+        loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
+        const bool json = parser.isSet(QStringLiteral("json"));
+        if (!json)
+            loop.setProgress([](const OperateSummary &s) {
+                std::printf("slot %d: %d proposed, %d approved, %d applied so far\n", s.endSlot - 1,
+                            s.proposed, s.approved, s.applied);
+                std::fflush(stdout);
+                return true;
+            });
+        OperateSummary summary = loop.run(slots);
+        loop.verify(summary);
+        QJsonObject out = summary.toJson();
+        out.insert(QStringLiteral("run_id"), QString::fromStdString(audit.runId()));
+        out.insert(QStringLiteral("agent"), QString::fromStdString(connector->describe()));
+        out.insert(QStringLiteral("policy"), QString::fromStdString(planner.policy()));
+        out.insert(QStringLiteral("gate"), QString::fromLatin1(toString(gateOptions.mode)));
+        if (auto *g = dynamic_cast<GrpcConnector *>(connector.get()))
+            out.insert(QStringLiteral("retries"), g->retries());
+        if (json) {
+            printJson(out);
+        } else {
+            std::printf(
+                "%s, run %s: slots %d..%d, proposed %d, approved %d, rejected %d, applied %d, "
+                "resent %d, lost %d, duplicated %d%s\n",
+                connector->describe().c_str(), audit.runId().c_str(), summary.startSlot,
+                summary.endSlot, summary.proposed, summary.approved, summary.rejected,
+                summary.applied, summary.resent, summary.lost, summary.duplicated,
+                summary.done ? " (cluster done)" : "");
+        }
+        if (summary.lost || summary.duplicated || summary.unacknowledged ||
+            summary.unknownToAudit) {
+            std::fprintf(stderr,
+                         "dl2 operate: audit log and agent disagree: %d lost, %d duplicated, %d "
+                         "unacknowledged, %d unknown to the audit log\n",
+                         summary.lost, summary.duplicated, summary.unacknowledged,
+                         summary.unknownToAudit);
+            return 1;
+        }
+        return 0;
+    });
+}
+
+} // namespace
+
+static CommandRegistration registration{
+    {"operate", "run a policy against a cluster agent through the decision gate", runOperate}};
+
+} // namespace dl2::cli

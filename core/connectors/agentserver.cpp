@@ -1,0 +1,229 @@
+#include "agentserver.h"
+
+#include "dl2_agent_v1.grpc.pb.h"
+#include "error.h"
+#include "fileio.h"
+#include "protoconvert.h"
+
+#include <QLoggingCategory>
+#include <grpcpp/grpcpp.h>
+#include <thread>
+
+Q_LOGGING_CATEGORY(lcAgent, "dl2.connector.agent")
+
+namespace dl2 {
+
+namespace pb = agent::v1;
+
+namespace {
+
+bool sameSecret(const std::string &given, const std::string &expected)
+{
+    if (expected.empty() || given.size() != expected.size())
+        return false;
+    unsigned char diff = 0;
+    for (size_t i = 0; i < given.size(); ++i)
+        diff |= static_cast<unsigned char>(given[i] ^ expected[i]);
+    return diff == 0;
+}
+
+constexpr int kMaxDecisionsPerApply = 100'000;
+
+} // namespace
+
+class AgentServer::Service final : public pb::ClusterAgent::Service
+{
+public:
+    Service(SimulatedConnector &backend, const AgentServerOptions &options)
+        : m_backend(backend), m_options(options), m_profiles(ProfileSet::reference())
+    {
+    }
+    std::atomic<bool> stopping{false};
+
+    grpc::Status Health(grpc::ServerContext *ctx, const pb::HealthRequest *,
+                        pb::HealthResponse *out) override
+    {
+        if (auto s = authorize(ctx); !s.ok())
+            return s;
+        out->set_backend("sim");
+        out->set_scenario(m_backend.scenario());
+        out->set_next_slot(m_backend.nextSlot());
+        out->set_agent_version("1");
+        return grpc::Status::OK;
+    }
+
+    grpc::Status GetSnapshot(grpc::ServerContext *ctx, const pb::GetSnapshotRequest *,
+                             pb::Snapshot *out) override
+    {
+        if (auto s = authorize(ctx); !s.ok())
+            return s;
+        agentproto::fill(*out, m_backend.snapshot(), m_profiles);
+        return grpc::Status::OK;
+    }
+
+    grpc::Status WatchEvents(grpc::ServerContext *ctx, const pb::WatchEventsRequest *request,
+                             grpc::ServerWriter<pb::Event> *writer) override
+    {
+        if (auto s = authorize(ctx); !s.ok())
+            return s;
+        std::int64_t after = request->after_seq();
+        for (;;) {
+            if (ctx->IsCancelled() || stopping)
+                return grpc::Status(grpc::StatusCode::CANCELLED, "stream closed");
+            const auto events = request->follow()
+                                    ? m_backend.waitForEvents(after, std::chrono::milliseconds(200))
+                                    : m_backend.events(after);
+            for (const auto &e : events) {
+                pb::Event msg;
+                agentproto::fill(msg, e);
+                if (!writer->Write(msg))
+                    return grpc::Status(grpc::StatusCode::CANCELLED, "client went away");
+                after = e.seq;
+            }
+            if (!request->follow())
+                return grpc::Status::OK;
+        }
+    }
+
+    grpc::Status Apply(grpc::ServerContext *ctx, const pb::ApplyRequest *request,
+                       pb::ApplyResponse *out) override
+    {
+        if (auto s = authorize(ctx); !s.ok())
+            return s;
+        if (request->decisions_size() > kMaxDecisionsPerApply)
+            return grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                "more than " + std::to_string(kMaxDecisionsPerApply) +
+                                    " decisions in one Apply");
+        std::vector<ResizeDecision> decisions;
+        decisions.reserve(static_cast<size_t>(request->decisions_size()));
+        for (const auto &d : request->decisions())
+            decisions.push_back(agentproto::toDecision(d));
+        std::vector<Acknowledgment> acks;
+        try {
+            acks = m_backend.apply(decisions);
+        } catch (const std::exception &e) {
+            return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+        }
+        for (const auto &a : acks)
+            agentproto::fill(*out->add_acks(), a);
+        if (m_slowLeft.fetch_sub(1) > 0)
+            std::this_thread::sleep_for(m_options.applyDelay);
+        return grpc::Status::OK;
+    }
+
+    grpc::Status AdvanceSlot(grpc::ServerContext *ctx, const pb::AdvanceSlotRequest *request,
+                             pb::AdvanceSlotResponse *out) override
+    {
+        if (auto s = authorize(ctx); !s.ok())
+            return s;
+        try {
+            out->set_advanced(m_backend.advanceSlot(request->expected_slot()));
+        } catch (const std::exception &e) {
+            return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+        }
+        const ClusterView v = m_backend.snapshot();
+        out->set_next_slot(v.nextSlot);
+        out->set_done(v.done);
+        return grpc::Status::OK;
+    }
+
+    grpc::Status GetApplied(grpc::ServerContext *ctx, const pb::GetAppliedRequest *,
+                            pb::GetAppliedResponse *out) override
+    {
+        if (auto s = authorize(ctx); !s.ok())
+            return s;
+        for (const auto &r : m_backend.appliedRecord()) {
+            auto *a = out->add_applied();
+            a->set_decision_id(r.decisionId);
+            a->set_job(r.job);
+            a->set_applied_at_slot(r.appliedAtSlot);
+            a->set_apply_count(r.applyCount);
+            a->set_duplicate_receipts(r.duplicateReceipts);
+        }
+        return grpc::Status::OK;
+    }
+
+private:
+    grpc::Status authorize(grpc::ServerContext *ctx) const
+    {
+        const auto &md = ctx->client_metadata();
+        const auto it = md.find("authorization");
+        if (it == md.end())
+            return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "missing bearer token");
+        const std::string value(it->second.data(), it->second.size());
+        const std::string prefix = "Bearer ";
+        if (value.rfind(prefix, 0) != 0 ||
+            !sameSecret(value.substr(prefix.size()), m_options.token)) {
+            qCWarning(lcAgent, "rejected a call from %s: wrong token", ctx->peer().c_str());
+            return grpc::Status(grpc::StatusCode::UNAUTHENTICATED, "wrong bearer token");
+        }
+        return grpc::Status::OK;
+    }
+
+    SimulatedConnector &m_backend;
+    const AgentServerOptions &m_options;
+    ProfileSet m_profiles;
+    std::atomic<int> m_slowLeft{0};
+
+public:
+    void armSlowApplies(int n) { m_slowLeft = n; }
+};
+
+struct AgentServer::Impl
+{
+    std::unique_ptr<grpc::Server> server;
+};
+
+AgentServer::AgentServer(SimulatedConnector &backend, AgentServerOptions options)
+    : m_backend(backend), m_options(std::move(options)), m_impl(std::make_unique<Impl>())
+{
+    if (m_options.token.empty())
+        throw Error("the agent needs a token (--token-file)");
+    if (m_options.tlsCertFile.empty() != m_options.tlsKeyFile.empty())
+        throw Error("--tls-cert and --tls-key go together");
+}
+
+AgentServer::~AgentServer()
+{
+    shutdown();
+}
+
+void AgentServer::start()
+{
+    m_service = std::make_unique<Service>(m_backend, m_options);
+    m_service->armSlowApplies(m_options.slowApplies);
+    std::shared_ptr<grpc::ServerCredentials> creds;
+    if (m_options.tlsCertFile.empty()) {
+        creds = grpc::InsecureServerCredentials();
+    } else {
+        grpc::SslServerCredentialsOptions ssl;
+        ssl.pem_key_cert_pairs.push_back(
+            {readFile(m_options.tlsKeyFile), readFile(m_options.tlsCertFile)});
+        creds = grpc::SslServerCredentials(ssl);
+    }
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort(m_options.listen, creds, &m_port);
+    builder.RegisterService(m_service.get());
+    builder.SetMaxReceiveMessageSize(64 * 1024 * 1024);
+    m_impl->server = builder.BuildAndStart();
+    if (!m_impl->server || m_port == 0)
+        throw Error("cannot listen on " + m_options.listen);
+}
+
+void AgentServer::wait()
+{
+    if (m_impl->server)
+        m_impl->server->Wait();
+}
+
+void AgentServer::shutdown()
+{
+    if (m_service)
+        m_service->stopping = true;
+    if (m_impl->server) {
+        m_impl->server->Shutdown(std::chrono::system_clock::now() + std::chrono::seconds(2));
+        m_impl->server.reset();
+    }
+}
+
+} // namespace dl2

@@ -1,0 +1,364 @@
+#include "auditlog.h"
+
+#include "error.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+#include <atomic>
+#include <pwd.h>
+#include <unistd.h>
+
+namespace dl2 {
+
+namespace {
+
+QString json(const QJsonObject &o)
+{
+    return o.isEmpty() ? QString()
+                       : QString::fromUtf8(QJsonDocument(o).toJson(QJsonDocument::Compact));
+}
+
+QString nowIso()
+{
+    return QDateTime::currentDateTimeUtc().toString(Qt::ISODateWithMs);
+}
+
+std::string decisionText(const ResizeDecision &d)
+{
+    return QJsonDocument(toJson(d)).toJson(QJsonDocument::Compact).toStdString();
+}
+
+ResizeDecision parseDecision(const QString &text)
+{
+    return decisionFromJson(QJsonDocument::fromJson(text.toUtf8()).object());
+}
+
+} // namespace
+
+AuditLog::AuditLog(const std::string &path) : m_path(path)
+{
+    static std::atomic<int> counter{0};
+    m_connection = QStringLiteral("dl2-audit-%1").arg(counter.fetch_add(1));
+    QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    db.setDatabaseName(QString::fromStdString(path));
+    if (!db.open())
+        throw Error("audit log '" + path + "': " + db.lastError().text().toStdString());
+    exec(QStringLiteral("PRAGMA journal_mode=WAL"));
+    exec(QStringLiteral("PRAGMA synchronous=FULL"));
+    exec(QStringLiteral("PRAGMA busy_timeout=5000"));
+    begin();
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS decisions (id TEXT PRIMARY KEY, slot INTEGER, "
+                        "job INTEGER, state TEXT NOT NULL, ack TEXT, decision TEXT NOT NULL, "
+                        "updated TEXT)"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
+                        "time TEXT NOT NULL, decision_id TEXT, job INTEGER, kind TEXT NOT NULL, "
+                        "actor TEXT, before TEXT, after TEXT, detail TEXT)"));
+    exec(QStringLiteral("CREATE INDEX IF NOT EXISTS decisions_state ON decisions(state)"));
+    QSqlQuery q(db);
+    q.exec(QStringLiteral("SELECT value FROM meta WHERE key='run_id'"));
+    if (q.next()) {
+        m_runId = q.value(0).toString().toStdString();
+    } else {
+        m_runId = QUuid::createUuid().toString(QUuid::Id128).left(12).toStdString();
+        QSqlQuery ins(db);
+        ins.prepare(
+            QStringLiteral("INSERT INTO meta(key, value) VALUES ('run_id', ?), ('schema', '1')"));
+        ins.addBindValue(QString::fromStdString(m_runId));
+        if (!ins.exec())
+            throw Error("audit log '" + path + "': " + ins.lastError().text().toStdString());
+    }
+    commit();
+}
+
+AuditLog::~AuditLog()
+{
+    {
+        QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(m_connection);
+}
+
+std::string AuditLog::osUser()
+{
+    if (const passwd *pw = getpwuid(getuid()); pw && pw->pw_name)
+        return pw->pw_name;
+    const QByteArray user = qgetenv("USER");
+    return user.isEmpty() ? std::string("uid-") + std::to_string(getuid()) : user.toStdString();
+}
+
+void AuditLog::exec(const QString &sql) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    if (!q.exec(sql))
+        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString() + " (" +
+                    sql.toStdString() + ")");
+}
+
+void AuditLog::begin() const
+{
+    if (m_depth++ > 0)
+        return;
+    if (!QSqlDatabase::database(m_connection, false).transaction()) {
+        m_depth = 0;
+        throw Error("audit log '" + m_path + "': cannot begin a transaction");
+    }
+}
+
+void AuditLog::commit() const
+{
+    if (m_depth <= 0 || --m_depth > 0)
+        return;
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    if (!db.commit()) {
+        const std::string why = db.lastError().text().toStdString();
+        db.rollback();
+        throw Error("audit log '" + m_path + "': commit failed: " + why);
+    }
+}
+
+void AuditLog::rollback() const
+{
+    if (m_depth <= 0)
+        return;
+    m_depth = 0;
+    QSqlDatabase::database(m_connection, false).rollback();
+}
+
+void AuditLog::insertEvent(const std::string &id, int job, const std::string &kind,
+                           const std::string &actor, const QString &before, const QString &after,
+                           const std::string &detail) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.prepare(
+        QStringLiteral("INSERT INTO events(time, decision_id, job, kind, actor, before, after, "
+                       "detail) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+    q.addBindValue(nowIso());
+    q.addBindValue(QString::fromStdString(id));
+    q.addBindValue(job);
+    q.addBindValue(QString::fromStdString(kind));
+    q.addBindValue(QString::fromStdString(actor));
+    q.addBindValue(before);
+    q.addBindValue(after);
+    q.addBindValue(QString::fromStdString(detail));
+    if (!q.exec())
+        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+}
+
+std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecision> &decisions)
+{
+    std::vector<std::string> fresh;
+    begin();
+    try {
+        QSqlQuery q(QSqlDatabase::database(m_connection, false));
+        q.prepare(QStringLiteral("INSERT OR IGNORE INTO decisions(id, slot, job, state, decision, "
+                                 "updated) VALUES (?, ?, ?, 'proposed', ?, ?)"));
+        for (const auto &d : decisions) {
+            q.addBindValue(QString::fromStdString(d.id));
+            q.addBindValue(d.slot);
+            q.addBindValue(d.job);
+            q.addBindValue(QString::fromStdString(decisionText(d)));
+            q.addBindValue(nowIso());
+            if (!q.exec())
+                throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+            if (q.numRowsAffected() == 1) {
+                fresh.push_back(d.id);
+                insertEvent(d.id, d.job, "proposed", "policy", json(toJson(d.from)),
+                            json(toJson(d.to)), {});
+            }
+        }
+        commit();
+    } catch (...) {
+        rollback();
+        throw;
+    }
+    return fresh;
+}
+
+std::optional<AuditLog::Record> AuditLog::find(const std::string &id) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.prepare(QStringLiteral("SELECT decision, state, ack FROM decisions WHERE id = ?"));
+    q.addBindValue(QString::fromStdString(id));
+    if (!q.exec() || !q.next())
+        return std::nullopt;
+    return Record{parseDecision(q.value(0).toString()), q.value(1).toString().toStdString(),
+                  q.value(2).toString().toStdString()};
+}
+
+void AuditLog::recordAction(const std::string &id, int job, const std::string &kind,
+                            const std::string &actor, const QJsonObject &before,
+                            const QJsonObject &after, const std::string &detail)
+{
+    insertEvent(id, job, kind, actor, json(before), json(after), detail);
+}
+
+void AuditLog::recordCommit(const std::vector<ResizeDecision> &approved,
+                            const std::vector<ResizeDecision> &rejected, const std::string &actor)
+{
+    begin();
+    try {
+        QSqlQuery q(QSqlDatabase::database(m_connection, false));
+        q.prepare(QStringLiteral("UPDATE decisions SET state = ?, decision = ?, updated = ? "
+                                 "WHERE id = ? AND state IN ('proposed', 'approved', 'rejected')"));
+        auto mark = [&](const ResizeDecision &d, const char *state) {
+            q.addBindValue(QString::fromLatin1(state));
+            q.addBindValue(QString::fromStdString(decisionText(d)));
+            q.addBindValue(nowIso());
+            q.addBindValue(QString::fromStdString(d.id));
+            if (!q.exec())
+                throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+            if (q.numRowsAffected() == 1)
+                insertEvent(d.id, d.job, state, actor, json(toJson(d.from)), json(toJson(d.to)),
+                            {});
+        };
+        for (const auto &d : approved)
+            mark(d, "committed");
+        for (const auto &d : rejected)
+            mark(d, "rejected");
+        commit();
+    } catch (...) {
+        rollback();
+        throw;
+    }
+}
+
+void AuditLog::recordSent(const std::vector<ResizeDecision> &decisions, bool resend,
+                          const std::string &target)
+{
+    begin();
+    try {
+        QSqlQuery q(QSqlDatabase::database(m_connection, false));
+        q.prepare(QStringLiteral("UPDATE decisions SET state = 'sent', updated = ? WHERE id = ? "
+                                 "AND state IN ('committed', 'sent')"));
+        for (const auto &d : decisions) {
+            q.addBindValue(nowIso());
+            q.addBindValue(QString::fromStdString(d.id));
+            if (!q.exec())
+                throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+            insertEvent(d.id, d.job, resend ? "resent" : "sent", osUser(), {}, {}, target);
+        }
+        commit();
+    } catch (...) {
+        rollback();
+        throw;
+    }
+}
+
+void AuditLog::recordAcks(const std::vector<Acknowledgment> &acks)
+{
+    begin();
+    try {
+        QSqlQuery q(QSqlDatabase::database(m_connection, false));
+        q.prepare(
+            QStringLiteral("UPDATE decisions SET state = ?, ack = ?, updated = ? WHERE id = ?"));
+        QSqlQuery job(QSqlDatabase::database(m_connection, false));
+        job.prepare(QStringLiteral("SELECT job FROM decisions WHERE id = ?"));
+        for (const auto &a : acks) {
+            const bool invalid = a.status == Acknowledgment::Status::Invalid;
+            q.addBindValue(QString::fromLatin1(invalid ? "invalid" : "acknowledged"));
+            q.addBindValue(QString::fromLatin1(toString(a.status)));
+            q.addBindValue(nowIso());
+            q.addBindValue(QString::fromStdString(a.decisionId));
+            if (!q.exec())
+                throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+            job.addBindValue(QString::fromStdString(a.decisionId));
+            const int jobId = job.exec() && job.next() ? job.value(0).toInt() : -1;
+            std::string detail = toString(a.status);
+            if (a.appliedAtSlot >= 0)
+                detail += " at slot " + std::to_string(a.appliedAtSlot);
+            if (!a.message.empty())
+                detail += ": " + a.message;
+            insertEvent(a.decisionId, jobId, "acknowledged", "agent", {}, {}, detail);
+        }
+        commit();
+    } catch (...) {
+        rollback();
+        throw;
+    }
+}
+
+std::vector<ResizeDecision> AuditLog::unacknowledged() const
+{
+    std::vector<ResizeDecision> out;
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    if (!q.exec(
+            QStringLiteral("SELECT decision FROM decisions WHERE state IN ('committed', 'sent') "
+                           "ORDER BY slot, job")))
+        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+    while (q.next())
+        out.push_back(parseDecision(q.value(0).toString()));
+    return out;
+}
+
+std::vector<AuditLog::Record> AuditLog::decisions(std::optional<int> job) const
+{
+    std::vector<Record> out;
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.prepare(
+        job ? QStringLiteral(
+                  "SELECT decision, state, ack FROM decisions WHERE job = ? ORDER BY slot, job")
+            : QStringLiteral("SELECT decision, state, ack FROM decisions ORDER BY slot, job"));
+    if (job)
+        q.addBindValue(*job);
+    if (!q.exec())
+        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+    while (q.next())
+        out.push_back({parseDecision(q.value(0).toString()), q.value(1).toString().toStdString(),
+                       q.value(2).toString().toStdString()});
+    return out;
+}
+
+std::vector<AuditLog::EventRow> AuditLog::events(std::optional<int> job,
+                                                 const std::string &since) const
+{
+    QString sql = QStringLiteral("SELECT seq, time, decision_id, job, kind, actor, before, after, "
+                                 "detail FROM events WHERE 1=1");
+    if (job)
+        sql += QStringLiteral(" AND job = ?");
+    if (!since.empty())
+        sql += QStringLiteral(" AND time >= ?");
+    sql += QStringLiteral(" ORDER BY seq");
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.prepare(sql);
+    if (job)
+        q.addBindValue(*job);
+    if (!since.empty())
+        q.addBindValue(QString::fromStdString(since));
+    if (!q.exec())
+        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+    std::vector<EventRow> out;
+    while (q.next()) {
+        EventRow r;
+        r.seq = q.value(0).toLongLong();
+        r.time = q.value(1).toString().toStdString();
+        r.decisionId = q.value(2).toString().toStdString();
+        r.job = q.value(3).toInt();
+        r.kind = q.value(4).toString().toStdString();
+        r.actor = q.value(5).toString().toStdString();
+        r.before = q.value(6).toString().toStdString();
+        r.after = q.value(7).toString().toStdString();
+        r.detail = q.value(8).toString().toStdString();
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+std::vector<std::string> AuditLog::idsInState(const std::string &state) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    q.prepare(QStringLiteral("SELECT id FROM decisions WHERE state = ? ORDER BY slot, job"));
+    q.addBindValue(QString::fromStdString(state));
+    std::vector<std::string> out;
+    if (q.exec())
+        while (q.next())
+            out.push_back(q.value(0).toString().toStdString());
+    return out;
+}
+
+} // namespace dl2

@@ -1,0 +1,114 @@
+#pragma once
+// The audit log (SQLite through Qt SQL, WAL journal, synchronous=FULL): every proposal, every
+// operator action (OS user, time, before/after), every send and every acknowledgment.
+// An approved decision is committed to the log (state "committed") BEFORE it is sent, so
+// after a crash unacknowledged() lists exactly what must be re-sent; the backend ignores
+// ids it already applied.
+//
+// Tables: meta(key, value) with the run id; decisions(id, slot, job, state, ack, decision
+// JSON); events(seq, time, decision_id, job, kind, actor, before, after, detail).
+// Not thread-safe: use one AuditLog per thread.
+
+#include "clusterconnector.h"
+#include "resizedecision.h"
+
+#include <QJsonObject>
+#include <QString>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+class AuditLog
+{
+public:
+    // Opens or creates the log; throws dl2::Error naming the file.
+    explicit AuditLog(const std::string &path);
+    ~AuditLog();
+    AuditLog(const AuditLog &) = delete;
+    AuditLog &operator=(const AuditLog &) = delete;
+
+    const std::string &path() const { return m_path; }
+    const std::string &runId() const { return m_runId; }
+    static std::string osUser();
+
+    struct Record
+    {
+        ResizeDecision decision;
+        std::string state; // proposed, approved, rejected, committed, sent, acknowledged, invalid
+        std::string ack;   // applied / duplicate / invalid once acknowledged
+    };
+    struct EventRow
+    {
+        qint64 seq = 0;
+        std::string time; // ISO 8601 UTC with milliseconds
+        std::string decisionId;
+        int job = 0;
+        std::string kind;
+        std::string actor;
+        std::string before;
+        std::string after;
+        std::string detail;
+    };
+
+    // Groups several records into one transaction (one fsync); nests with the log's own.
+    class Batch
+    {
+    public:
+        explicit Batch(AuditLog &log) : m_log(log) { m_log.begin(); }
+        ~Batch()
+        {
+            if (!m_done)
+                m_log.rollback();
+        }
+        void commit()
+        {
+            m_log.commit();
+            m_done = true;
+        }
+
+    private:
+        AuditLog &m_log;
+        bool m_done = false;
+    };
+
+    // New proposals (ids already in the log are left alone). Returns the ids that were new.
+    std::vector<std::string> recordProposals(const std::vector<ResizeDecision> &decisions);
+    std::optional<Record> find(const std::string &id) const;
+    // An operator or rule action on an open batch: approve, reject, override, deadline,
+    // auto-approve, undo, redo.
+    void recordAction(const std::string &id, int job, const std::string &kind,
+                      const std::string &actor, const QJsonObject &before, const QJsonObject &after,
+                      const std::string &detail = {});
+    // Closes a batch in one transaction: approved decisions (final `to`) -> committed,
+    // rejected ones -> rejected.
+    void recordCommit(const std::vector<ResizeDecision> &approved,
+                      const std::vector<ResizeDecision> &rejected, const std::string &actor);
+    void recordSent(const std::vector<ResizeDecision> &decisions, bool resend,
+                    const std::string &target);
+    void recordAcks(const std::vector<Acknowledgment> &acks);
+    // Committed or sent, never acknowledged: what to re-send after a restart.
+    std::vector<ResizeDecision> unacknowledged() const;
+
+    // Queries for `dl2 audit` and the checks of the operating loop.
+    std::vector<Record> decisions(std::optional<int> job = {}) const;
+    std::vector<EventRow> events(std::optional<int> job = {}, const std::string &since = {}) const;
+    std::vector<std::string> idsInState(const std::string &state) const;
+
+private:
+    void exec(const QString &sql) const;
+    void begin() const;
+    void commit() const;
+    void rollback() const;
+    void insertEvent(const std::string &id, int job, const std::string &kind,
+                     const std::string &actor, const QString &before, const QString &after,
+                     const std::string &detail) const;
+
+    std::string m_path;
+    QString m_connection;
+    std::string m_runId;
+    mutable int m_depth = 0; // open (nested) transactions
+};
+
+} // namespace dl2

@@ -1,0 +1,97 @@
+#pragma once
+// Applies ResizeDecisions to Kubernetes training jobs through the API server (spec section 8):
+//  - PyTorchJob (kubeflow.org/v1): workers only, through the scale subresource
+//    (GET .../pytorchjobs/NAME/scale, PUT it back with the resourceVersion; 409 -> re-read and
+//    retry), within spec.elasticPolicy min/maxReplicas; a PS change is reported, not applied.
+//  - Volcano Job (batch.volcano.sh/v1alpha1): JSON patch of spec.tasks[i].replicas for the PS
+//    and worker tasks (and minAvailable when it would exceed the new total), guarded by a
+//    "test" of metadata.resourceVersion (409 -> re-read and retry).
+// Idempotent by decision id: the object's annotations dl2.io/last-decision and
+// dl2.io/last-decision-slot record what was applied; an id already applied, or older than the
+// last applied slot, is acknowledged as Duplicate. 404 / 422 -> Invalid with the server's
+// message; 401/403 -> dl2::Error (credentials). --dry-run performs the reads and prints the
+// exact mutating requests instead of sending them.
+// Not a full ClusterConnector: no snapshot or event stream from Kubernetes yet.
+
+#include "clusterconnector.h"
+
+#include <QByteArray>
+#include <QJsonObject>
+#include <QString>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+
+class QNetworkAccessManager;
+
+namespace dl2 {
+
+struct KubernetesJobRef
+{
+    enum class Kind
+    {
+        PyTorchJob,
+        VolcanoJob
+    };
+    Kind kind = Kind::PyTorchJob;
+    std::string ns = "default";
+    std::string name;
+    std::string psTask = "ps"; // Volcano task names
+    std::string workerTask = "worker";
+};
+
+// {"jobs": {"3": {"kind": "PyTorchJob", "namespace": "ml", "name": "resnet-3"},
+//           "7": {"kind": "VolcanoJob", "namespace": "ml", "name": "vgg-7",
+//                 "ps_task": "ps", "worker_task": "worker"}}}
+std::map<int, KubernetesJobRef> parseJobMap(const std::string &json, const std::string &origin);
+
+struct KubernetesOptions
+{
+    std::string apiServer; // https://host:6443 or http://127.0.0.1:PORT
+    std::string token;     // bearer token
+    bool dryRun = false;
+    int timeoutMs = 10'000;
+    int conflictRetries = 3;
+    std::string caFile; // PEM; empty = system roots
+};
+
+class KubernetesApplier
+{
+public:
+    KubernetesApplier(KubernetesOptions options, std::map<int, KubernetesJobRef> jobs);
+    ~KubernetesApplier();
+
+    std::vector<Acknowledgment> apply(const std::vector<ResizeDecision> &decisions);
+    // Where --dry-run prints ("PATCH URL\nheaders\n\nbody\n"); default stdout.
+    void setRequestPrinter(std::function<void(const std::string &)> printer)
+    {
+        m_print = std::move(printer);
+    }
+    int requestsSent() const { return m_sent; }
+
+private:
+    struct Reply
+    {
+        int status = 0;
+        QByteArray body;
+        QString error;
+    };
+    Reply send(const QByteArray &method, const std::string &path,
+               const QByteArray &contentType = {}, const QByteArray &body = {},
+               bool mutating = false);
+    Acknowledgment applyPyTorch(const ResizeDecision &d, const KubernetesJobRef &ref);
+    Acknowledgment applyVolcano(const ResizeDecision &d, const KubernetesJobRef &ref);
+    std::optional<Acknowledgment> alreadyApplied(const ResizeDecision &d,
+                                                 const QJsonObject &object) const;
+    Acknowledgment failure(const ResizeDecision &d, const Reply &reply,
+                           const std::string &what) const;
+
+    KubernetesOptions m_options;
+    std::map<int, KubernetesJobRef> m_jobs;
+    std::unique_ptr<QNetworkAccessManager> m_network;
+    std::function<void(const std::string &)> m_print;
+    int m_sent = 0;
+};
+
+} // namespace dl2

@@ -1,0 +1,60 @@
+#include "policyplanner.h"
+
+#include "simulator.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace dl2 {
+
+PolicyPlanner::PolicyPlanner(const std::string &policy, const SchedulerConfig &config,
+                             ProfileSet profiles)
+    : m_scheduler(makeScheduler(policy, config)), m_profiles(std::move(profiles))
+{
+    m_scheduler->reset();
+}
+
+PolicyPlanner::~PolicyPlanner() = default;
+
+std::string PolicyPlanner::policy() const
+{
+    return m_scheduler->name();
+}
+
+std::vector<Allocation> PolicyPlanner::plan(const ClusterView &view)
+{
+    Cluster cluster(view.nodes, view.nodeCapacity);
+    std::vector<JobState> jobs = view.jobs;
+    std::vector<int> active;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        JobState &j = jobs[i];
+        if (j.status == JobStatus::Finished)
+            continue;
+        j.prevWorkers = j.workers;
+        j.prevPs = j.ps;
+        j.workers = j.ps = 0;
+        j.tasks.clear();
+        j.usage = {0, 0};
+        j.status = JobStatus::Queued;
+        active.push_back(static_cast<int>(i));
+    }
+    std::stable_sort(active.begin(), active.end(), [&](int a, int b) {
+        return jobs[a].arrivalSlot != jobs[b].arrivalSlot
+                   ? jobs[a].arrivalSlot < jobs[b].arrivalSlot
+                   : jobs[a].id < jobs[b].id;
+    });
+    SimulationOptions options;
+    options.slotSeconds = view.slotSeconds;
+    options.maxWorkers = view.maxWorkers;
+    options.maxPs = view.maxPs;
+    SlotContext context(view.nextSlot, cluster, jobs, std::move(active), m_profiles, options);
+    m_scheduler->schedule(context);
+    std::vector<Allocation> out;
+    out.reserve(jobs.size());
+    for (const JobState &j : jobs)
+        out.push_back(j.status == JobStatus::Finished ? Allocation{}
+                                                      : Allocation{j.ps, j.workers, j.tasks});
+    return out;
+}
+
+} // namespace dl2

@@ -1,0 +1,475 @@
+// Fault tests with real processes on 127.0.0.1: dl2-agent (DL2_AGENT) and dl2 operate
+// (DL2_CLI). After each fault every approved decision must be applied exactly once by the
+// agent, none lost, and the audit log must agree with the agent's own record. Every wait is
+// bounded in time; every loop in count.
+#include "auditlog.h"
+#include "error.h"
+#include "grpcconnector.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <map>
+#include <memory>
+#include <thread>
+
+using namespace dl2;
+
+namespace {
+
+QString binary(const char *env)
+{
+    return QString::fromLocal8Bit(qgetenv(env));
+}
+
+class Agent
+{
+public:
+    Agent(const QString &dir, QStringList extra = {}, int port = 0)
+        : m_dir(dir), m_extra(std::move(extra))
+    {
+        start(port);
+    }
+    ~Agent() { stop(); }
+    void start(int port)
+    {
+        m_process = std::make_unique<QProcess>();
+        m_process->setProcessChannelMode(QProcess::SeparateChannels);
+        QStringList args{QStringLiteral("--backend"),    QStringLiteral("sim"),
+                         QStringLiteral("--scenario"),   QStringLiteral("dl2-small"),
+                         QStringLiteral("--listen"),     QStringLiteral("127.0.0.1:%1").arg(port),
+                         QStringLiteral("--token-file"), m_dir + QStringLiteral("/token"),
+                         QStringLiteral("--state-dir"),  m_dir + QStringLiteral("/agent-state")};
+        m_process->start(binary("DL2_AGENT"), args + m_extra);
+        QVERIFY2(m_process->waitForStarted(10'000), "dl2-agent did not start");
+        static const QRegularExpression listening(
+            QStringLiteral("listening on 127\\.0\\.0\\.1:(\\d+)"));
+        QByteArray out;
+        for (int i = 0; i < 100 && !listening.match(QString::fromUtf8(out)).hasMatch(); ++i) {
+            m_process->waitForReadyRead(100);
+            out += m_process->readAllStandardOutput();
+        }
+        const auto m = listening.match(QString::fromUtf8(out));
+        QVERIFY2(m.hasMatch(), out.constData());
+        m_port = m.captured(1).toInt();
+    }
+    void kill() // SIGKILL
+    {
+        m_process->kill();
+        m_process->waitForFinished(5'000);
+    }
+    void stop()
+    {
+        if (m_process && m_process->state() != QProcess::NotRunning) {
+            m_process->terminate();
+            if (!m_process->waitForFinished(5'000))
+                kill();
+        }
+    }
+    int port() const { return m_port; }
+    QString address() const { return QStringLiteral("127.0.0.1:%1").arg(m_port); }
+
+private:
+    QString m_dir;
+    QStringList m_extra;
+    std::unique_ptr<QProcess> m_process;
+    int m_port = 0;
+};
+
+struct Run
+{
+    int exitCode = -1;
+    QJsonObject summary;
+    QByteArray err;
+};
+
+QStringList operateArgs(const QString &dir, const QString &address, int slotCount,
+                        QStringList extra = {})
+{
+    return QStringList{QStringLiteral("operate"),
+                       QStringLiteral("--agent"),
+                       address,
+                       QStringLiteral("--token-file"),
+                       dir + QStringLiteral("/token"),
+                       QStringLiteral("--policy"),
+                       QStringLiteral("drf"),
+                       QStringLiteral("--slots"),
+                       QString::number(slotCount),
+                       QStringLiteral("--audit"),
+                       dir + QStringLiteral("/audit.db"),
+                       QStringLiteral("--json")} +
+           extra;
+}
+
+Run finish(QProcess &p, int timeoutMs = 120'000)
+{
+    Run r;
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished(5'000);
+        r.err = "timed out";
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.summary = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    r.err = p.readAllStandardError();
+    return r;
+}
+
+Run operate(const QString &dir, const QString &address, int slotCount, QStringList extra = {})
+{
+    QProcess p;
+    p.start(binary("DL2_CLI"), operateArgs(dir, address, slotCount, std::move(extra)));
+    if (!p.waitForStarted(10'000))
+        return {};
+    return finish(p);
+}
+
+// The independent check: the audit log against the agent's record.
+void checkExactlyOnce(const QString &dir, const QString &address, int minimumApplied = 1)
+{
+    GrpcConnectorOptions o;
+    o.address = address.toStdString();
+    o.token = "s3cret-token";
+    o.retryBudget = std::chrono::seconds(10);
+    GrpcConnector agent(o);
+    std::map<std::string, AppliedRecord> applied;
+    AuditLog log(QString(dir + QStringLiteral("/audit.db")).toStdString());
+    for (const auto &r : agent.appliedRecord())
+        if (r.decisionId.rfind(log.runId() + "/", 0) == 0)
+            applied[r.decisionId] = r;
+    QVERIFY(log.unacknowledged().empty());
+    int approved = 0;
+    for (const auto &r : log.decisions()) {
+        if (r.state == "acknowledged") {
+            ++approved;
+            QVERIFY2(applied.count(r.decision.id), ("lost: " + r.decision.id).c_str());
+        } else {
+            QVERIFY2(r.state == "rejected" || r.state == "proposed",
+                     (r.decision.id + " in state " + r.state).c_str());
+            QVERIFY2(!applied.count(r.decision.id),
+                     ("applied but not approved: " + r.decision.id).c_str());
+        }
+    }
+    for (const auto &[id, r] : applied)
+        QVERIFY2(r.applyCount == 1, ("applied twice: " + id).c_str());
+    QCOMPARE(int(applied.size()), approved);
+    QVERIFY(approved >= minimumApplied);
+}
+
+void checkSummary(const Run &r)
+{
+    QVERIFY2(r.exitCode == 0, r.err.constData());
+    QCOMPARE(r.summary.value(QStringLiteral("lost")).toInt(-1), 0);
+    QCOMPARE(r.summary.value(QStringLiteral("duplicated")).toInt(-1), 0);
+    QCOMPARE(r.summary.value(QStringLiteral("unacknowledged")).toInt(-1), 0);
+    QCOMPARE(r.summary.value(QStringLiteral("unknown_to_audit")).toInt(-1), 0);
+}
+
+// Slots the agent simulated so far, from its journal (-1 without a journal).
+int agentNextSlot(const QString &dir)
+{
+    QFile f(dir + QStringLiteral("/agent-state/agent-journal.jsonl"));
+    if (!f.open(QIODevice::ReadOnly))
+        return -1;
+    return int(f.readAll().count("\"t\":\"advance\""));
+}
+
+} // namespace
+
+class TestAgentFaults : public QObject
+{
+    Q_OBJECT
+private:
+    std::unique_ptr<QTemporaryDir> m_dir;
+    QString dir() const { return m_dir->path(); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (binary("DL2_AGENT").isEmpty() || binary("DL2_CLI").isEmpty())
+            QSKIP("DL2_AGENT / DL2_CLI not set (run through ctest)");
+    }
+    void init()
+    {
+        m_dir = std::make_unique<QTemporaryDir>();
+        QFile token(dir() + QStringLiteral("/token"));
+        QVERIFY(token.open(QIODevice::WriteOnly));
+        token.write("s3cret-token\n");
+    }
+
+    void normalRun()
+    {
+        Agent agent(dir());
+        const Run r = operate(dir(), agent.address(), 5);
+        checkSummary(r);
+        QVERIFY(r.summary.value(QStringLiteral("applied")).toInt() > 0);
+        QCOMPARE(r.summary.value(QStringLiteral("applied")).toInt(),
+                 r.summary.value(QStringLiteral("approved")).toInt());
+        checkExactlyOnce(dir(), agent.address());
+    }
+
+    void wrongToken()
+    {
+        Agent agent(dir());
+        QFile bad(dir() + QStringLiteral("/bad-token"));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write("not-the-token\n");
+        bad.close();
+        QProcess p;
+        QStringList args = operateArgs(dir(), agent.address(), 3);
+        args[args.indexOf(QStringLiteral("--token-file")) + 1] =
+            dir() + QStringLiteral("/bad-token");
+        p.start(binary("DL2_CLI"), args);
+        const Run r = finish(p);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("agent rejected the token (UNAUTHENTICATED)"), r.err.constData());
+        QCOMPARE(agentNextSlot(dir()), 0); // nothing happened on the agent
+    }
+
+    void agentKilledMidRunAndRestarted()
+    {
+        Agent agent(dir());
+        const int port = agent.port();
+        QProcess p;
+        p.start(binary("DL2_CLI"),
+                operateArgs(dir(), agent.address(), 14,
+                            {QStringLiteral("--retry-seconds"), QStringLiteral("60")}));
+        QVERIFY(p.waitForStarted(10'000));
+        QTRY_VERIFY_WITH_TIMEOUT(agentNextSlot(dir()) >= 4, 60'000);
+        agent.kill(); // SIGKILL
+        QTest::qWait(500);
+        agent.start(port); // same port, same state directory
+        QCOMPARE(agent.port(), port);
+        const Run r = finish(p);
+        checkSummary(r);
+        QCOMPARE(r.summary.value(QStringLiteral("slots")).toInt(), 14);
+        QVERIFY(r.summary.value(QStringLiteral("retries")).toInt() > 0);
+        checkExactlyOnce(dir(), agent.address(), 10);
+    }
+
+    void operatorExitsBetweenCommitAndSend()
+    {
+        Agent agent(dir());
+        Run r = operate(dir(), agent.address(), 10,
+                        {QStringLiteral("--debug-exit-after-commit"), QStringLiteral("3")});
+        QCOMPARE(r.exitCode, 75);
+        {
+            AuditLog log(QString(dir() + QStringLiteral("/audit.db")).toStdString());
+            QVERIFY(!log.unacknowledged().empty()); // committed, never sent
+        }
+        r = operate(dir(), agent.address(), 5);
+        checkSummary(r);
+        QVERIFY(r.summary.value(QStringLiteral("resent")).toInt() > 0);
+        checkExactlyOnce(dir(), agent.address());
+    }
+
+    void operatorKilledAtRandomMoments()
+    {
+        Agent agent(dir());
+        // Kill the operating side (SIGKILL) a few times at different moments, then finish.
+        for (int round = 0; round < 4; ++round) {
+            QProcess p;
+            p.start(binary("DL2_CLI"), operateArgs(dir(), agent.address(), 50));
+            QVERIFY(p.waitForStarted(10'000));
+            QTest::qWait(60 + 45 * round);
+            p.kill();
+            p.waitForFinished(5'000);
+        }
+        const Run r = operate(dir(), agent.address(), 3);
+        checkSummary(r);
+        qInfo("after 4 random kills: %d decisions re-sent, %d acknowledged as duplicates",
+              r.summary.value(QStringLiteral("resent")).toInt(),
+              r.summary.value(QStringLiteral("acknowledged_duplicate")).toInt());
+        checkExactlyOnce(dir(), agent.address());
+    }
+
+    void slowAgentPastTheDeadline()
+    {
+        Agent agent(dir(), {QStringLiteral("--debug-slow-applies"), QStringLiteral("2"),
+                            QStringLiteral("--debug-apply-delay-ms"), QStringLiteral("1500")});
+        const Run r = operate(dir(), agent.address(), 4,
+                              {QStringLiteral("--deadline-ms"), QStringLiteral("400")});
+        checkSummary(r);
+        QVERIFY(r.summary.value(QStringLiteral("retries")).toInt() >= 2);
+        // The late Apply did apply: the retry was acknowledged as a duplicate, not re-applied.
+        QVERIFY(r.summary.value(QStringLiteral("acknowledged_duplicate")).toInt() >= 1);
+        checkExactlyOnce(dir(), agent.address());
+    }
+
+    void malformedMessages()
+    {
+        Agent agent(dir());
+        // Raw garbage on the gRPC port: the agent drops the connection and keeps serving.
+        for (const QByteArray &junk :
+             {QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
+              QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\xff\xff\xff\xff\x00\x01garbage", 40),
+              QByteArray(4096, '\x07')}) {
+            QTcpSocket s;
+            s.connectToHost(QStringLiteral("127.0.0.1"), static_cast<quint16>(agent.port()));
+            QVERIFY(s.waitForConnected(5'000));
+            s.write(junk);
+            s.waitForBytesWritten(2'000);
+            s.waitForReadyRead(500);
+            s.abort();
+        }
+        GrpcConnectorOptions o;
+        o.address = agent.address().toStdString();
+        o.token = "s3cret-token";
+        GrpcConnector client(o);
+        QCOMPARE(client.health().backend, std::string("sim"));
+        // Well-formed protobuf, malformed decisions: refused one by one, nothing applied.
+        const ClusterView v = client.snapshot();
+        QVERIFY(!v.jobs.empty());
+        ResizeDecision noId, unknownJob, negative, badNode;
+        noId.job = v.jobs[0].id;
+        unknownJob.id = "m/0/1";
+        unknownJob.job = 123456;
+        negative.id = "m/0/2";
+        negative.job = v.jobs[0].id;
+        negative.to = {-3, 2, {}};
+        badNode.id = "m/0/3";
+        badNode.job = v.jobs[0].id;
+        badNode.to = {1, 1, {{99999, TaskRole::Worker}}};
+        const auto acks = client.apply({noId, unknownJob, negative, badNode});
+        QCOMPARE(acks.size(), size_t(4));
+        for (const auto &a : acks) {
+            QVERIFY(a.status == Acknowledgment::Status::Invalid);
+            QVERIFY(!a.message.empty());
+        }
+        QVERIFY(client.appliedRecord().empty());
+        // A normal run still works afterwards.
+        const Run r = operate(dir(), agent.address(), 3);
+        checkSummary(r);
+        checkExactlyOnce(dir(), agent.address());
+    }
+
+    void rulesReviewDeadlineAndAuditExport()
+    {
+        Agent agent(dir());
+        QFile rules(dir() + QStringLiteral("/rules.json"));
+        QVERIFY(rules.open(QIODevice::WriteOnly));
+        rules.write(R"({"approve_scale_down": true, "max_task_change": 1})");
+        rules.close();
+        const Run r = operate(dir(), agent.address(), 6,
+                              {QStringLiteral("--rules"), rules.fileName(),
+                               QStringLiteral("--review-deadline-ms"), QStringLiteral("30"),
+                               QStringLiteral("--at-deadline"), QStringLiteral("keep")});
+        checkSummary(r);
+        const int proposed = r.summary.value(QStringLiteral("proposed")).toInt();
+        const int approved = r.summary.value(QStringLiteral("approved")).toInt();
+        const int rejected = r.summary.value(QStringLiteral("rejected")).toInt();
+        QCOMPARE(r.summary.value(QStringLiteral("gate")).toString(), QStringLiteral("rules"));
+        QCOMPARE(approved + rejected, proposed);
+        QVERIFY(rejected >
+                0); // new jobs grow by more than one task: held, then kept at the deadline
+        checkExactlyOnce(dir(), agent.address(), 0);
+
+        auto audit = [&](const QStringList &args) {
+            QProcess p;
+            p.start(binary("DL2_CLI"),
+                    QStringList{QStringLiteral("audit"), dir() + QStringLiteral("/audit.db")} +
+                        args);
+            p.waitForFinished(30'000);
+            return p.readAllStandardOutput();
+        };
+        const QJsonObject all = QJsonDocument::fromJson(audit({QStringLiteral("--json")})).object();
+        QMap<QString, int> kinds;
+        int job = -1;
+        for (const auto &v : all.value(QStringLiteral("events")).toArray()) {
+            kinds[v.toObject().value(QStringLiteral("kind")).toString()]++;
+            job = v.toObject().value(QStringLiteral("job")).toInt();
+        }
+        QCOMPARE(kinds.value(QStringLiteral("proposed")), proposed);
+        QCOMPARE(kinds.value(QStringLiteral("deadline")), rejected);
+        QCOMPARE(kinds.value(QStringLiteral("committed")), approved);
+        QCOMPARE(kinds.value(QStringLiteral("acknowledged")), approved);
+        const QList<QByteArray> csv =
+            audit({QStringLiteral("--csv"), QStringLiteral("--decisions")}).trimmed().split('\n');
+        QCOMPARE(csv.front(), QByteArray("id,slot,job,from_ps,from_workers,to_ps,to_workers,speed_"
+                                         "before,speed_after,state,ack"));
+        QCOMPARE(csv.size(), proposed + 1);
+        const QJsonObject one =
+            QJsonDocument::fromJson(
+                audit({QStringLiteral("--json"), QStringLiteral("--job"), QString::number(job)}))
+                .object();
+        QVERIFY(!one.value(QStringLiteral("events")).toArray().isEmpty());
+        for (const auto &v : one.value(QStringLiteral("events")).toArray())
+            QCOMPARE(v.toObject().value(QStringLiteral("job")).toInt(), job);
+        const QJsonObject future =
+            QJsonDocument::fromJson(audit({QStringLiteral("--json"), QStringLiteral("--since"),
+                                           QStringLiteral("2999-01-01T00:00:00Z")}))
+                .object();
+        QVERIFY(future.value(QStringLiteral("events")).toArray().isEmpty());
+    }
+
+    void eventStream()
+    {
+        Agent agent(dir());
+        checkSummary(operate(dir(), agent.address(), 3));
+        GrpcConnectorOptions o;
+        o.address = agent.address().toStdString();
+        o.token = "s3cret-token";
+        GrpcConnector client(o);
+        const auto backlog = client.events(0);
+        int arrivals = 0, applied = 0;
+        for (const auto &e : backlog) {
+            arrivals += e.kind == ClusterEvent::Kind::Arrival;
+            applied += e.kind == ClusterEvent::Kind::Applied;
+        }
+        QVERIFY(arrivals > 0);
+        QCOMPARE(applied, int(client.appliedRecord().size()));
+        // Follow: a slot advanced by another client shows up on the stream.
+        const int next = client.snapshot().nextSlot;
+        std::thread advancer([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(300));
+            GrpcConnector other(o);
+            other.advanceSlot(next);
+        });
+        bool sawNewSlot = false;
+        client.watch(
+            backlog.back().seq,
+            [&](const ClusterEvent &e) {
+                sawNewSlot = e.slot == next;
+                return !sawNewSlot;
+            },
+            std::chrono::seconds(10));
+        advancer.join();
+        QVERIFY(sawNewSlot);
+    }
+
+    void tls()
+    {
+        QProcess openssl;
+        openssl.start(QStringLiteral("openssl"),
+                      {QStringLiteral("req"), QStringLiteral("-x509"), QStringLiteral("-newkey"),
+                       QStringLiteral("rsa:2048"), QStringLiteral("-nodes"),
+                       QStringLiteral("-keyout"), dir() + QStringLiteral("/key.pem"),
+                       QStringLiteral("-out"), dir() + QStringLiteral("/cert.pem"),
+                       QStringLiteral("-days"), QStringLiteral("1"), QStringLiteral("-subj"),
+                       QStringLiteral("/CN=localhost"), QStringLiteral("-addext"),
+                       QStringLiteral("subjectAltName=IP:127.0.0.1")});
+        if (!openssl.waitForStarted(5'000))
+            QSKIP("openssl is not installed: cannot make a test certificate");
+        QVERIFY(openssl.waitForFinished(30'000) && openssl.exitCode() == 0);
+        Agent agent(dir(), {QStringLiteral("--tls-cert"), dir() + QStringLiteral("/cert.pem"),
+                            QStringLiteral("--tls-key"), dir() + QStringLiteral("/key.pem")});
+        const Run r = operate(dir(), agent.address(), 2,
+                              {QStringLiteral("--tls-ca"), dir() + QStringLiteral("/cert.pem")});
+        checkSummary(r);
+        QVERIFY(r.summary.value(QStringLiteral("applied")).toInt() > 0);
+        // Plaintext against a TLS agent fails within the retry budget, with a message.
+        const Run plain = operate(dir(), agent.address(), 1,
+                                  {QStringLiteral("--retry-seconds"), QStringLiteral("1")});
+        QCOMPARE(plain.exitCode, 2);
+        QVERIFY2(plain.err.contains("failed after"), plain.err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestAgentFaults)
+#include "tst_agentfaults.moc"
