@@ -1,0 +1,237 @@
+// dl2-console: the operations console. Interactive by default; with --screenshot it renders
+// the main window at a given slot to a PNG and exits (works on QT_QPA_PLATFORM=offscreen).
+
+#include "appicon.h"
+#include "clusteroccupancyview.h"
+#include "comparisonpage.h"
+#include "consolesession.h"
+#include "jobtablepanel.h"
+#include "mainwindow.h"
+#include "scheduler.h"
+#ifdef DL2_HAVE_LEARNING
+#include "registerpolicies.h"
+#endif
+#include "settings.h"
+#include "viewrefresher.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QEventLoop>
+#include <QPalette>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <cstdio>
+
+using namespace dl2console;
+
+namespace {
+
+void settle(int ms)
+{
+    QEventLoop loop;
+    QTimer::singleShot(ms, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+int fail(const QString &message)
+{
+    std::fprintf(stderr, "dl2-console: %s\n", qPrintable(message));
+    return 2;
+}
+
+// The command line, shared by the GUI start and the display-less --help/--version path.
+struct ConsoleOptions
+{
+    QCommandLineOption scenario{QStringLiteral("scenario"),
+                                QStringLiteral("Built-in scenario (default dl2-reference)."),
+                                QStringLiteral("S")};
+    QCommandLineOption seed{QStringLiteral("seed"), QStringLiteral("Trace seed (default 1)."),
+                            QStringLiteral("N")};
+    QCommandLineOption trace{QStringLiteral("trace"),
+                             QStringLiteral("Trace file (.csv, .pb, .textproto) instead of the "
+                                            "scenario's generated trace."),
+                             QStringLiteral("FILE")};
+    QCommandLineOption policy{QStringLiteral("policy"),
+                              QStringLiteral("Scheduling policy (default dl2 if available, else "
+                                             "drf)."),
+                              QStringLiteral("P")};
+    QCommandLineOption slot{QStringLiteral("slot"), QStringLiteral("Slot to open at."),
+                            QStringLiteral("K")};
+    QCommandLineOption shot{QStringLiteral("screenshot"),
+                            QStringLiteral("Render the window to a PNG and exit (no display "
+                                           "needed)."),
+                            QStringLiteral("FILE.png")};
+    QCommandLineOption size{QStringLiteral("size"),
+                            QStringLiteral("Window size for --screenshot (default 1600x1000)."),
+                            QStringLiteral("WxH")};
+    QCommandLineOption compare{QStringLiteral("compare"),
+                               QStringLiteral("Show the comparison page and run it first (with "
+                                              "--screenshot).")};
+    QCommandLineOption select{QStringLiteral("select"),
+                              QStringLiteral("Select a job (highlighted in every view)."),
+                              QStringLiteral("ID")};
+    QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use a dark Fusion palette.")};
+    QCommandLineOption zoom{QStringLiteral("cluster-zoom"),
+                            QStringLiteral("Cluster view zoom level (0-2 heat map, 3-11 slots; "
+                                           "default: fit)."),
+                            QStringLiteral("LEVEL")};
+
+    void configure(QCommandLineParser &parser) const
+    {
+        parser.setApplicationDescription(
+            QStringLiteral("Replay, inspect and compare deep-learning cluster schedulers."));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addOptions(
+            {scenario, seed, trace, policy, slot, shot, size, compare, select, dark, zoom});
+    }
+};
+
+void setApplicationNames()
+{
+    QCoreApplication::setOrganizationName(QStringLiteral("dl2console"));
+    QCoreApplication::setApplicationName(QStringLiteral("dl2-console")); // settings file name
+    QCoreApplication::setApplicationVersion(QStringLiteral(DL2_VERSION));
+}
+
+bool hasArgument(int argc, char *argv[], std::initializer_list<const char *> names)
+{
+    for (int i = 1; i < argc; ++i)
+        for (const char *n : names)
+            if (qstrcmp(argv[i], n) == 0 ||
+                QByteArray(argv[i]).startsWith(QByteArray(QByteArray(n) + "=")))
+                return true;
+    return false;
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    // --help and --version need no display; --screenshot falls back to the offscreen platform
+    // when there is none (the app boots headless for CLI-only use).
+    if (hasArgument(argc, argv, {"--help", "-h", "--help-all", "--version", "-v"})) {
+        QCoreApplication core(argc, argv);
+        setApplicationNames();
+        QCommandLineParser parser;
+        ConsoleOptions().configure(parser);
+        parser.process(core); // prints and exits
+        return 0;
+    }
+    if (hasArgument(argc, argv, {"--screenshot"}) &&
+        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+
+    QApplication app(argc, argv);
+    setApplicationNames();
+    QApplication::setApplicationDisplayName(QStringLiteral("DL2 Console"));
+    QApplication::setDesktopFileName(QStringLiteral("io.github.dl2console.DL2Console"));
+    QApplication::setWindowIcon(appIcon());
+    dl2::registerBaselines();
+#ifdef DL2_HAVE_LEARNING
+    dl2::registerLearnedPolicies(); // "dl2", "dl2-plus": the default policy when present
+#endif
+
+    QCommandLineParser parser;
+    const ConsoleOptions o;
+    o.configure(parser);
+    parser.process(app);
+
+    const bool screenshot = parser.isSet(o.shot);
+    if (parser.isSet(o.dark)) {
+        QApplication::setStyle(QStringLiteral("Fusion"));
+        QPalette dark;
+        dark.setColor(QPalette::Window, QColor(37, 40, 45));
+        dark.setColor(QPalette::WindowText, QColor(220, 222, 225));
+        dark.setColor(QPalette::Base, QColor(28, 30, 34));
+        dark.setColor(QPalette::AlternateBase, QColor(40, 43, 48));
+        dark.setColor(QPalette::Text, QColor(220, 222, 225));
+        dark.setColor(QPalette::PlaceholderText, QColor(140, 144, 150));
+        dark.setColor(QPalette::Button, QColor(45, 48, 54));
+        dark.setColor(QPalette::ButtonText, QColor(220, 222, 225));
+        dark.setColor(QPalette::Highlight, QColor(61, 142, 230));
+        dark.setColor(QPalette::HighlightedText, Qt::white);
+        dark.setColor(QPalette::ToolTipBase, QColor(45, 48, 54));
+        dark.setColor(QPalette::ToolTipText, QColor(220, 222, 225));
+        QApplication::setPalette(dark);
+    }
+    // Screenshots use a throw-away settings file: reproducible layout, user settings untouched.
+    QTemporaryDir scratch;
+    Settings settings(screenshot ? scratch.filePath(QStringLiteral("settings.ini")) : QString());
+
+    SessionSetup setup;
+    setup.scenario = parser.isSet(o.scenario) ? parser.value(o.scenario) : settings.scenario();
+    bool ok = true;
+    setup.seed = parser.isSet(o.seed) ? parser.value(o.seed).toULongLong(&ok) : settings.seed();
+    if (!ok || setup.seed == 0)
+        return fail(QStringLiteral("--seed needs a positive integer"));
+    setup.traceFile = parser.isSet(o.trace)      ? parser.value(o.trace)
+                      : parser.isSet(o.scenario) ? QString()
+                                                 : settings.traceFile();
+    setup.policy = parser.isSet(o.policy) ? parser.value(o.policy) : settings.policy();
+    if (parser.isSet(o.policy) && !dl2::isScheduler(setup.policy.toStdString()))
+        return fail(QStringLiteral("unknown policy '%1'").arg(setup.policy));
+    const int slot = parser.isSet(o.slot) ? parser.value(o.slot).toInt(&ok) : 0;
+    if (!ok || slot < 0)
+        return fail(QStringLiteral("--slot needs a non-negative integer"));
+    QSize size(1600, 1000);
+    if (parser.isSet(o.size)) {
+        const QStringList wh = parser.value(o.size).split(QLatin1Char('x'));
+        bool okW = false, okH = false;
+        if (wh.size() == 2)
+            size = QSize(wh[0].toInt(&okW), wh[1].toInt(&okH));
+        if (!okW || !okH || size.width() < 200 || size.height() < 150)
+            return fail(QStringLiteral("--size must look like 1600x1000"));
+    }
+
+    MainWindow window(&settings, !screenshot);
+    if (!screenshot) {
+        window.show();
+        window.load(setup);
+        if (slot > 0)
+            window.session()->seek(slot);
+        return app.exec();
+    }
+
+    window.setInteractiveErrors(false);
+    QString error;
+    QObject::connect(&window, &MainWindow::errorShown, [&error](const QString &m) { error = m; });
+    window.resize(size);
+    window.show();
+    settle(20); // let the dock layout settle before sizing docks by fractions
+    window.applyDefaultDockSizes();
+
+    window.load(setup);
+    if (!window.session()->waitForSlot(slot, 120000))
+        return fail(error.isEmpty() ? QStringLiteral("timed out reaching slot %1").arg(slot)
+                                    : error);
+    if (parser.isSet(o.zoom))
+        window.occupancyView()->setZoomLevel(parser.value(o.zoom).toInt());
+    if (parser.isSet(o.select)) {
+        window.refresher()->flush();
+        window.jobPanel()->selectJob(parser.value(o.select).toInt());
+    }
+    if (parser.isSet(o.compare)) {
+        window.showComparison();
+        bool done = false;
+        QObject::connect(window.comparisonPage(), &ComparisonPage::finished,
+                         [&done](bool) { done = true; });
+        window.comparisonPage()->run();
+        while (!done)
+            settle(20);
+        if (!error.isEmpty())
+            return fail(error);
+    }
+    window.refresher()->flush();
+    settle(80); // queued replots and layout
+    window.refresher()->flush();
+    settle(40);
+    if (window.size() != size)
+        std::fprintf(stderr, "dl2-console: the window needs at least %dx%d; rendered at %dx%d\n",
+                     window.minimumSizeHint().width(), window.minimumSizeHint().height(),
+                     window.width(), window.height());
+    if (!window.grab().save(parser.value(o.shot)))
+        return fail(QStringLiteral("could not write %1").arg(parser.value(o.shot)));
+    return 0;
+}

@@ -1,0 +1,371 @@
+#include "mainwindow.h"
+
+#include "appicon.h"
+#include "clusteroccupancyview.h"
+#include "comparisonpage.h"
+#include "consolesession.h"
+#include "decisioninspector.h"
+#include "jobspeedplot.h"
+#include "jobtablemodel.h"
+#include "jobtablepanel.h"
+#include "rewardplot.h"
+#include "scenario.h"
+#include "scheduler.h"
+#include "sessionstatusbar.h"
+#include "sessiontoolbar.h"
+#include "settings.h"
+#include "timelinescrubber.h"
+#include "utilisationplot.h"
+#include "viewrefresher.h"
+
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+
+namespace dl2console {
+
+MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
+    : QMainWindow(parent), m_settings(settings), m_restoreLayout(restoreLayout),
+      m_session(new ConsoleSession(this)), m_refresher(new ViewRefresher(this)),
+      m_jobModel(new JobTableModel(this)), m_toolBar(new SessionToolBar(this)),
+      m_scrubber(new TimelineScrubber(this)), m_status(new SessionStatusBar(this)),
+      m_tabs(new QTabWidget(this)), m_occupancy(new ClusterOccupancyView(this)),
+      m_comparison(new ComparisonPage(settings, this))
+{
+    setWindowTitle(QString()); // the application display name is added by Qt
+    setWindowIcon(appIcon());
+    setDockNestingEnabled(true);
+
+    // Toolbar choices come from the core's registries.
+    QStringList scenarios, scenarioTips, policies, policyTips;
+    for (const auto &s : dl2::builtinScenarios()) {
+        scenarios << QString::fromStdString(s.name);
+        scenarioTips << QString::fromStdString(s.description);
+    }
+    for (const auto &p : dl2::registeredSchedulers()) {
+        policies << QString::fromStdString(p.name);
+        policyTips << QString::fromStdString(p.description);
+    }
+    m_toolBar->setScenarios(scenarios, scenarioTips);
+    m_toolBar->setPolicies(policies, policyTips);
+    addToolBar(Qt::TopToolBarArea, m_toolBar);
+    addToolBarBreak();
+    auto *timeline = m_timelineBar = new QToolBar(tr("Timeline"), this);
+    timeline->setObjectName(QStringLiteral("timelineToolBar"));
+    timeline->addWidget(m_scrubber);
+    addToolBar(Qt::TopToolBarArea, timeline);
+
+    m_occupancy->setObjectName(QStringLiteral("clusterView"));
+    m_comparison->setObjectName(QStringLiteral("comparisonPage"));
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_occupancy, tr("&Cluster"));
+    m_tabs->addTab(m_comparison, tr("Co&mparison"));
+    setCentralWidget(m_tabs);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
+    setStatusBar(m_status);
+    m_status->setHint(tr("Space: play/pause · , . step · Ctrl+O: open trace · click a job to "
+                         "follow it · Ctrl+wheel zooms the cluster"));
+
+    QStringList checked = settings->comparisonPolicies();
+    if (checked.isEmpty())
+        for (const QString &p : policies)
+            if (checked.size() < 5 && !p.contains(QLatin1Char('-')))
+                checked << p;
+    m_comparison->setPolicies(policies, checked);
+    m_comparison->setScenarios(scenarios);
+
+    buildDocks();
+    buildMenus();
+    connectSession();
+
+    m_defaultState = QMainWindow::saveState();
+    if (m_restoreLayout) {
+        if (!restoreGeometry(settings->windowGeometry()))
+            resize(1500, 950);
+        if (!QMainWindow::restoreState(settings->windowState()))
+            QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+    } else {
+        resize(1500, 950);
+        QTimer::singleShot(0, this, &MainWindow::applyDefaultDockSizes);
+    }
+    m_session->setSpeed(settings->speed());
+    m_toolBar->setSpeed(m_session->speed());
+}
+
+MainWindow::~MainWindow() = default;
+
+QString MainWindow::defaultPolicy()
+{
+    return dl2::isScheduler("dl2") ? QStringLiteral("dl2") : QStringLiteral("drf");
+}
+
+QDockWidget *MainWindow::addDock(QWidget *content, const QString &title, const QString &objectName,
+                                 Qt::DockWidgetArea area)
+{
+    auto *dock = new QDockWidget(title, this);
+    dock->setObjectName(objectName);
+    dock->setWidget(content);
+    addDockWidget(area, dock);
+    m_docks << dock;
+    return dock;
+}
+
+void MainWindow::buildDocks()
+{
+    m_jobPanel = new JobTablePanel(m_jobModel, this);
+    m_utilisation = new UtilisationPlot(this);
+    m_reward = new RewardPlot(this);
+    m_jobSpeed = new JobSpeedPlot(this);
+    m_decisions = new DecisionInspector(this);
+
+    QDockWidget *jobs =
+        addDock(m_jobPanel, tr("Jobs"), QStringLiteral("jobsDock"), Qt::RightDockWidgetArea);
+    QDockWidget *decisions = addDock(m_decisions, tr("Decisions"), QStringLiteral("decisionsDock"),
+                                     Qt::RightDockWidgetArea);
+    tabifyDockWidget(jobs, decisions);
+    jobs->raise();
+    QDockWidget *util = addDock(m_utilisation, tr("Utilisation"), QStringLiteral("utilisationDock"),
+                                Qt::BottomDockWidgetArea);
+    QDockWidget *reward =
+        addDock(m_reward, tr("Reward"), QStringLiteral("rewardDock"), Qt::BottomDockWidgetArea);
+    QDockWidget *speed = addDock(m_jobSpeed, tr("Job speed & allocation"),
+                                 QStringLiteral("jobSpeedDock"), Qt::BottomDockWidgetArea);
+    splitDockWidget(util, reward, Qt::Horizontal);
+    splitDockWidget(reward, speed, Qt::Horizontal);
+
+    // Batched, visibility-aware refresh of every view.
+    m_refresher->add(m_occupancy, [this] { m_occupancy->setSnapshot(m_session->snapshot()); });
+    m_refresher->add(m_jobPanel, [this] { m_jobModel->setSnapshot(m_session->snapshot()); });
+    m_refresher->add(m_utilisation, [this] {
+        m_utilisation->setTimeline(m_session->timeline(), m_session->currentSlot(),
+                                   m_session->lastKnownSlot());
+    });
+    m_refresher->add(m_reward, [this] {
+        m_reward->setTimeline(m_session->timeline(), m_session->currentSlot(),
+                              m_session->lastKnownSlot());
+    });
+    m_refresher->add(m_jobSpeed, [this] {
+        std::vector<int> ids, types;
+        for (const auto &j : m_session->snapshot().jobs) {
+            ids.push_back(j.id);
+            types.push_back(j.type);
+        }
+        m_jobSpeed->setJobs(ids, types);
+        m_jobSpeed->setTimeline(m_session->timeline(), m_session->currentSlot(),
+                                m_session->lastKnownSlot());
+    });
+    m_refresher->add(m_decisions, [this] {
+        m_decisions->setDecisions(m_session->decisions(), m_session->setup().policy);
+    });
+    m_refresher->add(m_scrubber, [this] {
+        m_scrubber->setTimeline(m_session->timeline(), m_session->runComplete());
+        m_scrubber->setCurrentSlot(m_session->currentSlot());
+    });
+    m_refresher->add(m_status, [this] {
+        m_status->setSnapshot(m_session->snapshot(), m_session->runInfo().slotSeconds);
+    });
+}
+
+void MainWindow::buildMenus()
+{
+    QMenu *file = menuBar()->addMenu(tr("&File"));
+    file->addAction(m_toolBar->openTraceAction());
+    file->addSeparator();
+    QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+    quit->setShortcut(QKeySequence::Quit);
+
+    QMenu *sim = menuBar()->addMenu(tr("&Simulation"));
+    for (QAction *a :
+         {m_toolBar->playAction(), m_toolBar->stepBackAction(), m_toolBar->stepForwardAction(),
+          m_toolBar->firstAction(), m_toolBar->lastAction(), m_toolBar->slowerAction(),
+          m_toolBar->fasterAction()})
+        sim->addAction(a);
+
+    QMenu *view = menuBar()->addMenu(tr("&View"));
+    QAction *cluster = view->addAction(tr("Cluster"), this, [this] { m_tabs->setCurrentIndex(0); });
+    cluster->setShortcut(Qt::CTRL | Qt::Key_1);
+    QAction *compare = view->addAction(tr("Comparison"), this, &MainWindow::showComparison);
+    compare->setShortcut(Qt::CTRL | Qt::Key_2);
+    view->addSeparator();
+    view->addAction(tr("Zoom in"), QKeySequence::ZoomIn, m_occupancy,
+                    &ClusterOccupancyView::zoomIn);
+    view->addAction(tr("Zoom out"), QKeySequence::ZoomOut, m_occupancy,
+                    &ClusterOccupancyView::zoomOut);
+    view->addAction(tr("Fit cluster"), QKeySequence(Qt::CTRL | Qt::Key_0), m_occupancy,
+                    &ClusterOccupancyView::zoomToFit);
+    view->addSeparator();
+    for (QDockWidget *d : std::as_const(m_docks))
+        view->addAction(d->toggleViewAction());
+    view->addSeparator();
+    view->addAction(tr("Reset layout"), this, &MainWindow::resetLayout);
+
+    QMenu *help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(tr("&About DL2 Console"), this, [this] {
+        QMessageBox::about(this, tr("About DL2 Console"),
+                           tr("<b>DL2 Console %1</b><br>Replay and compare deep-learning cluster "
+                              "schedulers (DL2, DRF, Optimus, …) on the DL2 simulation.")
+                               .arg(QApplication::applicationVersion()));
+    });
+}
+
+void MainWindow::connectSession()
+{
+    auto *tb = m_toolBar;
+    connect(tb, &SessionToolBar::setupRequested, this, &MainWindow::load);
+    connect(tb, &SessionToolBar::openTraceRequested, this, &MainWindow::openTraceFile);
+    connect(tb, &SessionToolBar::speedRequested, this, [this](double v) {
+        m_session->setSpeed(v);
+        m_settings->setSpeed(v);
+    });
+    connect(tb->playAction(), &QAction::triggered, m_session, &ConsoleSession::togglePlaying);
+    connect(tb->stepForwardAction(), &QAction::triggered, m_session, &ConsoleSession::stepForward);
+    connect(tb->stepBackAction(), &QAction::triggered, m_session, &ConsoleSession::stepBack);
+    connect(tb->firstAction(), &QAction::triggered, m_session, [this] { m_session->seek(0); });
+    connect(tb->lastAction(), &QAction::triggered, m_session,
+            [this] { m_session->seek(m_session->lastKnownSlot()); });
+    connect(m_session, &ConsoleSession::playingChanged, tb, &SessionToolBar::setPlaying);
+    connect(m_scrubber, &TimelineScrubber::seekRequested, m_session, [this](int slot) {
+        m_session->setPlaying(false);
+        m_session->seek(slot);
+    });
+
+    connect(m_session, &ConsoleSession::snapshotChanged, m_refresher, &ViewRefresher::markDirty);
+    connect(m_session, &ConsoleSession::timelineChanged, m_refresher, &ViewRefresher::markDirty);
+    connect(m_session, &ConsoleSession::loaded, this, [this] {
+        const auto &info = m_session->runInfo();
+        m_jobModel->setProfiles(m_session->profiles(), info.slotSeconds);
+        m_occupancy->setProfiles(m_session->profiles());
+        m_jobSpeed->setProfiles(m_session->profiles(), info.slotSeconds);
+        setWindowTitle(tr("%1 · %2").arg(info.traceName, info.policy));
+        m_lastGood = m_session->setup();
+        m_haveLastGood = true;
+    });
+    connect(m_session, &ConsoleSession::loadStarted, this, [this] {
+        onSelection({}); // model resets clear the table selection without a signal
+        m_refresher->markDirty();
+    });
+    connect(m_session, &ConsoleSession::errorOccurred, this, &MainWindow::onError);
+    connect(m_comparison, &ComparisonPage::errorOccurred, this, &MainWindow::onError);
+    connect(m_jobPanel, &JobTablePanel::selectionChanged, this, &MainWindow::onSelection);
+    connect(m_occupancy, &ClusterOccupancyView::jobClicked, m_jobPanel, &JobTablePanel::selectJob);
+}
+
+void MainWindow::load(const SessionSetup &requested)
+{
+    SessionSetup setup = requested;
+    if (setup.policy.isEmpty() || !dl2::isScheduler(setup.policy.toStdString()))
+        setup.policy = defaultPolicy();
+    m_toolBar->setSetup(setup);
+    m_settings->setScenario(setup.scenario);
+    m_settings->setSeed(setup.seed);
+    m_settings->setTraceFile(setup.traceFile);
+    m_settings->setPolicy(setup.policy);
+    m_jobModel->clear();
+    m_session->load(setup);
+}
+
+void MainWindow::onError(const QString &message)
+{
+    Q_EMIT errorShown(message);
+    if (m_interactiveErrors)
+        QMessageBox::warning(this, tr("DL2 Console"), message);
+    // A bad trace file must not leave the console empty: go back to the last run that loaded.
+    if (m_session->isLoaded())
+        return;
+    if (m_haveLastGood && !(m_lastGood == m_session->setup())) {
+        load(m_lastGood);
+    } else if (!m_haveLastGood && !(m_session->setup() == SessionSetup{})) {
+        // Nothing loaded yet (e.g. a remembered trace file was deleted): open the default run.
+        SessionSetup fallback;
+        fallback.policy = defaultPolicy();
+        if (!(fallback == m_session->setup()))
+            load(fallback);
+    }
+}
+
+void MainWindow::openTraceFile()
+{
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open trace"), m_settings->lastDirectory(),
+                                     tr("Traces (*.csv *.pb *.textproto *.txtpb);;All files (*)"));
+    if (path.isEmpty()) {
+        m_toolBar->setSetup(m_session->setup()); // undo the "Open trace file…" pick
+        return;
+    }
+    m_settings->setLastDirectory(QFileInfo(path).absolutePath());
+    SessionSetup setup = m_session->setup();
+    setup.traceFile = path;
+    load(setup);
+}
+
+void MainWindow::onSelection(const QList<int> &jobIds)
+{
+    m_occupancy->setSelectedJob(jobIds.isEmpty() ? -1 : jobIds.front());
+    m_jobSpeed->setSelectedJobs(jobIds);
+}
+
+void MainWindow::showComparison()
+{
+    m_tabs->setCurrentWidget(m_comparison);
+}
+
+void MainWindow::onTabChanged(int index)
+{
+    // The comparison page gets the whole window: the live docks are about the replayed run.
+    const bool comparison = m_tabs->widget(index) == m_comparison;
+    if (comparison) {
+        m_liveState = QMainWindow::saveState();
+        for (QDockWidget *d : std::as_const(m_docks))
+            d->hide();
+        m_timelineBar->hide();
+    } else if (!m_liveState.isEmpty()) {
+        QMainWindow::restoreState(m_liveState);
+        m_liveState.clear();
+    }
+}
+
+void MainWindow::applyDefaultDockSizes()
+{
+    auto dock = [this](const char *name) { return findChild<QDockWidget *>(QLatin1String(name)); };
+    const int w = width(), h = height();
+    resizeDocks({dock("jobsDock")}, {w * 46 / 100}, Qt::Horizontal);
+    resizeDocks({dock("utilisationDock")}, {h * 30 / 100}, Qt::Vertical);
+    resizeDocks({dock("utilisationDock"), dock("rewardDock"), dock("jobSpeedDock")},
+                {w / 3, w / 3, w / 3}, Qt::Horizontal);
+}
+
+void MainWindow::resetLayout()
+{
+    m_tabs->setCurrentWidget(m_occupancy);
+    QMainWindow::restoreState(m_defaultState);
+    for (QDockWidget *d : std::as_const(m_docks))
+        d->show();
+    m_docks.front()->raise();
+    applyDefaultDockSizes();
+}
+
+void MainWindow::saveState()
+{
+    if (!m_restoreLayout)
+        return;
+    m_tabs->setCurrentWidget(m_occupancy); // save the live layout, not the comparison's
+    m_settings->setWindowGeometry(saveGeometry());
+    m_settings->setWindowState(QMainWindow::saveState());
+    m_settings->sync();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event)
+{
+    saveState();
+    m_session->setPlaying(false);
+    event->accept();
+}
+
+} // namespace dl2console

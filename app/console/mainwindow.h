@@ -1,0 +1,102 @@
+#pragma once
+// The console's main window: wires the session to the views and owns the layout. Every
+// dock/page is its own class in widgets/; this file only assembles and connects them.
+
+#include "sessiontypes.h"
+
+#include <QMainWindow>
+
+class QDockWidget;
+class QTabWidget;
+class QToolBar;
+
+namespace dl2console {
+
+class ClusterOccupancyView;
+class ComparisonPage;
+class ConsoleSession;
+class DecisionInspector;
+class JobSpeedPlot;
+class JobTableModel;
+class JobTablePanel;
+class RewardPlot;
+class SessionStatusBar;
+class SessionToolBar;
+class Settings;
+class TimelineScrubber;
+class UtilisationPlot;
+class ViewRefresher;
+
+class MainWindow : public QMainWindow
+{
+    Q_OBJECT
+public:
+    // restoreLayout = false: default layout, nothing saved on close (screenshots, tests).
+    explicit MainWindow(Settings *settings, bool restoreLayout = true, QWidget *parent = nullptr);
+    ~MainWindow() override;
+
+    // Loads a run; errors are shown in a message box when interactive, else only signalled.
+    void load(const SessionSetup &setup);
+    void setInteractiveErrors(bool on) { m_interactiveErrors = on; }
+    void resetLayout();
+    // Dock sizes as fractions of the current window (default layout at any window size).
+    void applyDefaultDockSizes();
+    void showComparison();
+
+    ConsoleSession *session() const { return m_session; }
+    ViewRefresher *refresher() const { return m_refresher; }
+    JobTableModel *jobModel() const { return m_jobModel; }
+    JobTablePanel *jobPanel() const { return m_jobPanel; }
+    ClusterOccupancyView *occupancyView() const { return m_occupancy; }
+    TimelineScrubber *scrubber() const { return m_scrubber; }
+    SessionToolBar *toolBar() const { return m_toolBar; }
+    SessionStatusBar *sessionStatusBar() const { return m_status; }
+    JobSpeedPlot *jobSpeedPlot() const { return m_jobSpeed; }
+    DecisionInspector *decisionInspector() const { return m_decisions; }
+    ComparisonPage *comparisonPage() const { return m_comparison; }
+    static QString defaultPolicy();
+
+Q_SIGNALS:
+    void errorShown(const QString &message);
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+
+private:
+    QDockWidget *addDock(QWidget *content, const QString &title, const QString &objectName,
+                         Qt::DockWidgetArea area);
+    void buildDocks();
+    void buildMenus();
+    void connectSession();
+    void onError(const QString &message);
+    void openTraceFile();
+    void onSelection(const QList<int> &jobIds);
+    void saveState();
+    void onTabChanged(int index);
+
+    Settings *m_settings;
+    bool m_restoreLayout;
+    bool m_interactiveErrors = true;
+    ConsoleSession *m_session;
+    ViewRefresher *m_refresher;
+    JobTableModel *m_jobModel;
+    SessionToolBar *m_toolBar;
+    TimelineScrubber *m_scrubber;
+    SessionStatusBar *m_status;
+    QTabWidget *m_tabs;
+    ClusterOccupancyView *m_occupancy;
+    ComparisonPage *m_comparison;
+    JobTablePanel *m_jobPanel;
+    UtilisationPlot *m_utilisation;
+    RewardPlot *m_reward;
+    JobSpeedPlot *m_jobSpeed;
+    DecisionInspector *m_decisions;
+    QList<QDockWidget *> m_docks;
+    QByteArray m_defaultState;
+    QByteArray m_liveState; // dock layout of the Cluster tab while the comparison is shown
+    QToolBar *m_timelineBar = nullptr;
+    SessionSetup m_lastGood;
+    bool m_haveLastGood = false;
+};
+
+} // namespace dl2console

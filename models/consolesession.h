@@ -1,0 +1,104 @@
+#pragma once
+// The console's session: one loaded run (scenario or trace file + policy) and the playback
+// position. The simulation runs on a worker thread (SimulationWorker); this object lives on
+// the GUI thread, keeps the current SlotSnapshot and the light timeline of every simulated
+// slot, and drops results of earlier loads by generation number.
+//
+// Flow control: at most one snapshot request is in flight; a newer seek replaces the pending
+// one, so a dragged scrubber never queues hundreds of requests.
+
+#include "modelprofile.h"
+#include "sessiontypes.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QTimer>
+#include <vector>
+
+class QThread;
+
+namespace dl2console {
+
+class SimulationWorker;
+
+class ConsoleSession : public QObject
+{
+    Q_OBJECT
+public:
+    explicit ConsoleSession(QObject *parent = nullptr);
+    ~ConsoleSession() override;
+
+    void load(const SessionSetup &setup);
+    const SessionSetup &setup() const { return m_setup; }
+    const RunInfo &runInfo() const { return m_info; }
+    bool isLoaded() const { return m_loaded; }
+    const dl2::ProfileSet &profiles() const { return m_profiles; }
+
+    bool isPlaying() const { return m_playing; }
+    void setPlaying(bool playing);
+    void togglePlaying() { setPlaying(!m_playing); }
+    void stepForward();
+    void stepBack();
+    void seek(int slot);
+    // Slots per second; 0 = as fast as the simulator goes.
+    void setSpeed(double slotsPerSecond);
+    double speed() const { return m_speed; }
+
+    // Slot of the snapshot on display (-1 before the first one arrives).
+    int currentSlot() const { return m_snapshot.slot; }
+    // Slot the session is heading for (== currentSlot() when idle).
+    int targetSlot() const
+    {
+        return m_wanted >= 0 ? m_wanted : m_inFlightSlot >= 0 ? m_inFlightSlot : currentSlot();
+    }
+    bool isIdle() const { return m_inFlightSlot < 0 && m_wanted < 0; }
+    const dl2::SlotSnapshot &snapshot() const { return m_snapshot; }
+    const DecisionLog &decisions() const { return m_decisions; }
+    // One summary per simulated slot, index == slot.
+    const std::vector<SlotSummary> &timeline() const { return m_timeline; }
+    bool runComplete() const { return m_runComplete; }
+    // Last slot of the run if complete, else the furthest slot simulated so far.
+    int lastKnownSlot() const { return static_cast<int>(m_timeline.size()) - 1; }
+
+    // Runs a local event loop until `slot` (clamped to the run's end) is on display and no
+    // request is pending, or the timeout passes. For the CLI screenshot, tests and benchmarks.
+    bool waitForSlot(int slot, int timeoutMs = 60000);
+
+Q_SIGNALS:
+    void loadStarted();
+    void loaded();
+    void errorOccurred(const QString &message);
+    void snapshotChanged();
+    void timelineChanged();
+    void playingChanged(bool playing);
+    void speedChanged(double slotsPerSecond);
+
+private:
+    void onLoaded(quint64 generation, const dl2console::RunInfo &info);
+    void onLoadFailed(quint64 generation, const QString &message);
+    void onSummaries(quint64 generation, const QVector<dl2console::SlotSummary> &summaries,
+                     bool runComplete);
+    void onSnapshot(quint64 generation, const dl2console::SnapshotPacket &packet);
+    void onPlayTick();
+    void sendNext();
+    void updateTimerInterval();
+
+    QThread *m_thread = nullptr;
+    QPointer<SimulationWorker> m_worker;
+    QTimer m_playTimer;
+    SessionSetup m_setup;
+    RunInfo m_info;
+    dl2::ProfileSet m_profiles;
+    quint64 m_generation = 0;
+    bool m_loaded = false;
+    bool m_playing = false;
+    double m_speed = 4.0;
+    int m_inFlightSlot = -1; // requested, reply pending
+    int m_wanted = -1;       // to request once the in-flight reply arrives
+    bool m_runComplete = false;
+    dl2::SlotSnapshot m_snapshot;
+    DecisionLog m_decisions;
+    std::vector<SlotSummary> m_timeline;
+};
+
+} // namespace dl2console

@@ -1,0 +1,4 @@
+#include "logging.h"
+
+Q_LOGGING_CATEGORY(lcSim, "dl2.sim", QtInfoMsg)
+Q_LOGGING_CATEGORY(lcSched, "dl2.sched", QtInfoMsg)

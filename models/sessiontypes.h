@@ -1,0 +1,91 @@
+#pragma once
+// Value types the console session passes between its worker thread and the GUI: the core's
+// SlotSnapshot (registered for queued connections here, since core stays Qt-Widgets-free)
+// and the light per-slot record kept for every simulated slot (timeline, plots).
+
+#include "decisionadapter.h"
+#include "jobstate.h"
+
+#include <QMetaType>
+#include <QString>
+#include <QVector>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+namespace dl2console {
+
+// One job in one slot, 12 bytes: enough for the speed/allocation plot of any slot.
+struct JobSlotRecord
+{
+    std::int16_t workers = 0;
+    std::int16_t ps = 0;
+    float epochs = 0.0f; // epochs done in this slot
+    float speed = 0.0f;  // steps/s
+};
+
+// Light data of one simulated slot; the session keeps one per slot of the run.
+struct SlotSummary
+{
+    int slot = -1;
+    double reward = 0.0;
+    double cumulativeReward = 0.0;
+    std::array<double, dl2::kResourceTypes> utilisation{0.0, 0.0};
+    int pending = 0;
+    int queued = 0;
+    int running = 0;
+    int finished = 0;
+    std::vector<int> arrivals;
+    std::vector<int> completions;
+    std::vector<JobSlotRecord> jobs; // trace order
+};
+
+SlotSummary summarise(const dl2::SlotSnapshot &snapshot);
+
+// Did the job hold its tasks in the snapshot's slot? The core leaves a finished job's last
+// allocation in its JobState; only jobs that finished during this very slot used it here.
+inline bool heldAllocation(const dl2::JobState &job, int slot)
+{
+    return job.status != dl2::JobStatus::Finished || job.finishTime >= slot;
+}
+
+// What identifies one loaded run.
+struct SessionSetup
+{
+    QString scenario = QStringLiteral("dl2-reference");
+    quint64 seed = 1;
+    QString traceFile; // when set, replaces the scenario's generated trace
+    QString policy;
+    bool operator==(const SessionSetup &) const = default;
+};
+
+// A full snapshot plus what only the worker knows (decision record of the policy).
+struct SnapshotPacket
+{
+    dl2::SlotSnapshot snapshot;
+    DecisionLog decisions;
+};
+
+} // namespace dl2console
+
+Q_DECLARE_METATYPE(dl2::SlotSnapshot)
+Q_DECLARE_METATYPE(dl2console::SlotSummary)
+Q_DECLARE_METATYPE(dl2console::SnapshotPacket)
+Q_DECLARE_METATYPE(dl2console::SessionSetup)
+
+namespace dl2console {
+
+// What the worker reports once a run is set up.
+struct RunInfo
+{
+    QString traceName;
+    QString policy;
+    int nodes = 0;
+    int jobs = 0;
+    double slotSeconds = 1200.0;
+    int maxSlots = 1000;
+};
+
+} // namespace dl2console
+
+Q_DECLARE_METATYPE(dl2console::RunInfo)

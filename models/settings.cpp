@@ -1,0 +1,128 @@
+#include "settings.h"
+
+#include <QSettings>
+
+namespace dl2console {
+
+namespace {
+const QString kScenario = QStringLiteral("session/scenario");
+const QString kSeed = QStringLiteral("session/seed");
+const QString kTraceFile = QStringLiteral("session/traceFile");
+const QString kPolicy = QStringLiteral("session/policy");
+const QString kSpeed = QStringLiteral("session/speed");
+const QString kGeometry = QStringLiteral("window/geometry");
+const QString kState = QStringLiteral("window/state");
+const QString kComparisonPolicies = QStringLiteral("comparison/policies");
+const QString kComparisonSeeds = QStringLiteral("comparison/seeds");
+const QString kLastDirectory = QStringLiteral("files/lastDirectory");
+} // namespace
+
+Settings::Settings(const QString &fileName, QObject *parent)
+    : QObject(parent),
+      m_settings(fileName.isEmpty() ? new QSettings(this)
+                                    : new QSettings(fileName, QSettings::IniFormat, this))
+{
+}
+
+Settings::~Settings() = default;
+
+QVariant Settings::value(const QString &key, const QVariant &fallback) const
+{
+    return m_settings->value(key, fallback);
+}
+
+void Settings::setValue(const QString &key, const QVariant &value)
+{
+    if (m_settings->contains(key) && m_settings->value(key) == value)
+        return;
+    m_settings->setValue(key, value);
+    Q_EMIT changed(key);
+}
+
+void Settings::sync()
+{
+    m_settings->sync();
+}
+
+QString Settings::scenario() const
+{
+    return value(kScenario, QStringLiteral("dl2-reference")).toString();
+}
+void Settings::setScenario(const QString &v)
+{
+    setValue(kScenario, v);
+}
+quint64 Settings::seed() const
+{
+    return value(kSeed, 1).toULongLong();
+}
+void Settings::setSeed(quint64 v)
+{
+    setValue(kSeed, v);
+}
+QString Settings::traceFile() const
+{
+    return value(kTraceFile, QString()).toString();
+}
+void Settings::setTraceFile(const QString &v)
+{
+    setValue(kTraceFile, v);
+}
+QString Settings::policy() const
+{
+    return value(kPolicy, QString()).toString();
+}
+void Settings::setPolicy(const QString &v)
+{
+    setValue(kPolicy, v);
+}
+double Settings::speed() const
+{
+    return value(kSpeed, 4.0).toDouble();
+}
+void Settings::setSpeed(double v)
+{
+    setValue(kSpeed, v);
+}
+QByteArray Settings::windowGeometry() const
+{
+    return value(kGeometry, {}).toByteArray();
+}
+void Settings::setWindowGeometry(const QByteArray &v)
+{
+    setValue(kGeometry, v);
+}
+QByteArray Settings::windowState() const
+{
+    return value(kState, {}).toByteArray();
+}
+void Settings::setWindowState(const QByteArray &v)
+{
+    setValue(kState, v);
+}
+QStringList Settings::comparisonPolicies() const
+{
+    return value(kComparisonPolicies, QStringList()).toStringList();
+}
+void Settings::setComparisonPolicies(const QStringList &v)
+{
+    setValue(kComparisonPolicies, v);
+}
+int Settings::comparisonSeeds() const
+{
+    return value(kComparisonSeeds, 3).toInt();
+}
+void Settings::setComparisonSeeds(int v)
+{
+    setValue(kComparisonSeeds, v);
+}
+QString Settings::lastDirectory() const
+{
+    return value(kLastDirectory, QString()).toString();
+}
+void Settings::setLastDirectory(const QString &v)
+{
+    setValue(kLastDirectory, v);
+}
+
+} // namespace dl2console

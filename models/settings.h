@@ -1,0 +1,56 @@
+#pragma once
+// Typed access to the console's persistent settings (QSettings underneath). One getter and
+// one setter per key; changed() is emitted only when a value really changes. Widgets never
+// touch QSettings keys directly.
+
+#include <QByteArray>
+#include <QObject>
+#include <QString>
+#include <QStringList>
+
+class QSettings;
+
+namespace dl2console {
+
+class Settings : public QObject
+{
+    Q_OBJECT
+public:
+    // Uses the application's default QSettings unless a file is given (tests).
+    explicit Settings(const QString &fileName = {}, QObject *parent = nullptr);
+    ~Settings() override;
+
+    QString scenario() const;
+    void setScenario(const QString &value);
+    quint64 seed() const;
+    void setSeed(quint64 value);
+    QString traceFile() const; // empty: the scenario's generated trace
+    void setTraceFile(const QString &value);
+    QString policy() const; // empty: the default policy
+    void setPolicy(const QString &value);
+    double speed() const; // slots per second
+    void setSpeed(double value);
+    QByteArray windowGeometry() const;
+    void setWindowGeometry(const QByteArray &value);
+    QByteArray windowState() const;
+    void setWindowState(const QByteArray &value);
+    QStringList comparisonPolicies() const;
+    void setComparisonPolicies(const QStringList &value);
+    int comparisonSeeds() const;
+    void setComparisonSeeds(int value);
+    QString lastDirectory() const;
+    void setLastDirectory(const QString &value);
+
+    void sync();
+
+Q_SIGNALS:
+    void changed(const QString &key);
+
+private:
+    QVariant value(const QString &key, const QVariant &fallback) const;
+    void setValue(const QString &key, const QVariant &value);
+
+    QSettings *m_settings;
+};
+
+} // namespace dl2console

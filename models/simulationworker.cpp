@@ -1,0 +1,176 @@
+#include "simulationworker.h"
+
+#include "error.h"
+#include "logging.h"
+#include "modelprofile.h"
+#include "scenario.h"
+#include "scheduler.h"
+#include "simulator.h"
+#include "trace.h"
+
+#include <QElapsedTimer>
+
+namespace dl2console {
+
+SlotSummary summarise(const dl2::SlotSnapshot &s)
+{
+    SlotSummary r;
+    r.slot = s.slot;
+    r.reward = s.reward;
+    r.cumulativeReward = s.cumulativeReward;
+    r.utilisation = s.utilisation;
+    r.pending = s.pending;
+    r.queued = s.queued;
+    r.running = s.running;
+    r.finished = s.finished;
+    r.arrivals = s.arrivals;
+    r.completions = s.completions;
+    r.jobs.reserve(s.jobs.size());
+    for (const auto &j : s.jobs) {
+        if (!heldAllocation(j, s.slot)) {
+            r.jobs.push_back({});
+            continue;
+        }
+        r.jobs.push_back({static_cast<std::int16_t>(j.workers), static_cast<std::int16_t>(j.ps),
+                          static_cast<float>(j.epochsThisSlot), static_cast<float>(j.speed)});
+    }
+    return r;
+}
+
+SimulationWorker::SimulationWorker(QObject *parent) : QObject(parent) {}
+
+SimulationWorker::~SimulationWorker() = default;
+
+void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
+{
+    m_generation = generation;
+    m_setup = setup;
+    m_frontier.reset();
+    m_cursor.reset();
+    m_keyframes.clear();
+    try {
+        const dl2::Scenario &scenario = dl2::scenarioByName(setup.scenario.toStdString());
+        dl2::ProfileSet profiles = dl2::ProfileSet::reference();
+        dl2::Trace trace;
+        if (!setup.traceFile.isEmpty()) {
+            const std::string path = setup.traceFile.toStdString();
+            trace = dl2::Trace::load(path);
+            trace.validate(profiles, path);
+            if (trace.name.empty())
+                trace.name = path;
+        } else {
+            trace = scenario.trace(profiles, setup.seed);
+        }
+        if (trace.jobs.empty())
+            throw dl2::Error("the trace has no jobs");
+        dl2::SchedulerConfig config;
+        config.scenario = scenario.name;
+        config.seed = setup.seed;
+        const std::string policy = setup.policy.toStdString();
+        m_frontierScheduler = dl2::makeScheduler(policy, config);
+        m_cursorScheduler = dl2::makeScheduler(policy, config);
+        m_frontierScheduler->reset();
+        m_cursorScheduler->reset();
+        prepareForDecisions(*m_cursorScheduler);
+        m_frontier = std::make_unique<dl2::Simulator>(scenario.cluster, std::move(profiles),
+                                                      std::move(trace), scenario.simulation);
+        m_keyframes.emplace(0, *m_frontier);
+
+        RunInfo info;
+        info.traceName = QString::fromStdString(m_frontier->trace().name);
+        info.policy = setup.policy;
+        info.nodes = m_frontier->cluster().nodeCount();
+        info.jobs = static_cast<int>(m_frontier->jobs().size());
+        info.slotSeconds = m_frontier->options().slotSeconds;
+        info.maxSlots = m_frontier->options().maxSlots;
+        qCDebug(lcSim) << "loaded" << info.traceName << "policy" << info.policy;
+        qCDebug(lcSched) << "scheduler" << QString::fromStdString(m_cursorScheduler->name());
+        Q_EMIT loaded(generation, info);
+    } catch (const std::exception &e) {
+        m_frontier.reset();
+        Q_EMIT loadFailed(generation, QString::fromStdString(e.what()));
+        return;
+    }
+    scheduleScan();
+}
+
+void SimulationWorker::advanceFrontier(QVector<SlotSummary> &out)
+{
+    m_frontier->step(*m_frontierScheduler);
+    out.push_back(summarise(m_frontier->snapshot()));
+    if (m_frontier->slot() % kKeyframeInterval == 0 || m_frontier->done())
+        m_keyframes.emplace(m_frontier->slot(), *m_frontier);
+}
+
+void SimulationWorker::flush(QVector<SlotSummary> &out)
+{
+    if (out.isEmpty())
+        return;
+    Q_EMIT summariesReady(m_generation, out, m_frontier->done());
+    out.clear();
+}
+
+void SimulationWorker::requestSlot(quint64 generation, int slot)
+{
+    if (generation != m_generation || !m_frontier)
+        return;
+    slot = std::max(slot, 0);
+    try {
+        QVector<SlotSummary> summaries;
+        while (!m_frontier->done() && m_frontier->slot() <= slot && !m_stop)
+            advanceFrontier(summaries);
+        flush(summaries);
+        // The frontier has simulated slot() slots; the last shown slot index is slot() - 1.
+        slot = std::min(slot, m_frontier->slot() - 1);
+        if (slot < 0)
+            return;
+        const int wanted = slot + 1; // Simulator::slot() after simulating `slot`
+        auto key = std::prev(m_keyframes.upper_bound(wanted));
+        if (!m_cursor || m_cursor->slot() > wanted || m_cursor->slot() < key->first) {
+            m_cursor = std::make_unique<dl2::Simulator>(key->second);
+            if (key->first == 0)
+                m_cursorScheduler->reset();
+        }
+        while (m_cursor->slot() < wanted && !m_cursor->done())
+            m_cursor->step(*m_cursorScheduler);
+        SnapshotPacket packet;
+        packet.snapshot = m_cursor->snapshot();
+        packet.decisions = collectDecisions(*m_cursorScheduler, packet.snapshot.slot);
+        Q_EMIT snapshotReady(generation, packet);
+    } catch (const std::exception &e) {
+        Q_EMIT loadFailed(generation, QString::fromStdString(e.what()));
+    }
+    scheduleScan();
+}
+
+void SimulationWorker::scheduleScan()
+{
+    if (m_scanPosted || !m_frontier || m_frontier->done() || m_stop)
+        return;
+    m_scanPosted = true;
+    QMetaObject::invokeMethod(this, &SimulationWorker::scanChunk, Qt::QueuedConnection);
+}
+
+void SimulationWorker::scanChunk()
+{
+    m_scanPosted = false;
+    if (!m_frontier || m_stop)
+        return;
+    // A short slice, then back to the event loop so snapshot requests stay responsive.
+    QElapsedTimer clock;
+    clock.start();
+    QVector<SlotSummary> summaries;
+    try {
+        while (!m_frontier->done() && clock.elapsed() < 15 && !m_stop)
+            advanceFrontier(summaries);
+    } catch (const std::exception &e) {
+        flush(summaries);
+        Q_EMIT loadFailed(m_generation, QString::fromStdString(e.what()));
+        m_frontier.reset();
+        return;
+    }
+    flush(summaries);
+    scheduleScan();
+}
+
+} // namespace dl2console

@@ -1,0 +1,65 @@
+#pragma once
+// The console's simulation host. Lives on the session's worker thread and owns every
+// Simulator and Scheduler of the loaded run; nothing here is touched from the GUI thread.
+//
+// Two simulators: the frontier scans ahead through the whole run (in small chunks between
+// requests) and leaves a keyframe (a Simulator copy) every kKeyframeInterval slots plus a
+// SlotSummary per slot; the cursor serves snapshot requests, restoring the nearest keyframe
+// at or before the requested slot, so seeking anywhere costs at most kKeyframeInterval steps.
+
+#include "sessiontypes.h"
+
+#include <QObject>
+#include <atomic>
+#include <map>
+#include <memory>
+
+namespace dl2 {
+class Scheduler;
+class Simulator;
+} // namespace dl2
+
+namespace dl2console {
+
+class SimulationWorker : public QObject
+{
+    Q_OBJECT
+public:
+    static constexpr int kKeyframeInterval = 10;
+
+    explicit SimulationWorker(QObject *parent = nullptr);
+    ~SimulationWorker() override;
+
+    // Thread-safe: makes a running scan return at its next slot.
+    void requestStop() { m_stop = true; }
+
+    // Invoked by queued calls from the session.
+    void load(quint64 generation, const dl2console::SessionSetup &setup);
+    void requestSlot(quint64 generation, int slot);
+
+Q_SIGNALS:
+    void loaded(quint64 generation, const dl2console::RunInfo &info);
+    void loadFailed(quint64 generation, const QString &message);
+    void summariesReady(quint64 generation, const QVector<dl2console::SlotSummary> &summaries,
+                        bool runComplete);
+    void snapshotReady(quint64 generation, const dl2console::SnapshotPacket &packet);
+
+private:
+    void scheduleScan();
+    void scanChunk();
+    // Steps the frontier once; appends its summary to `out`.
+    void advanceFrontier(QVector<SlotSummary> &out);
+    void flush(QVector<SlotSummary> &out);
+
+    quint64 m_generation = 0;
+    SessionSetup m_setup;
+    std::unique_ptr<dl2::Simulator> m_frontier;
+    std::unique_ptr<dl2::Scheduler> m_frontierScheduler;
+    std::unique_ptr<dl2::Simulator> m_cursor;
+    std::unique_ptr<dl2::Scheduler> m_cursorScheduler;
+    std::map<int, dl2::Simulator> m_keyframes; // key: slots simulated (Simulator::slot())
+    bool m_scanPosted = false;
+    std::atomic<bool> m_stop{false};
+};
+
+} // namespace dl2console

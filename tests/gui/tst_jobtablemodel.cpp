@@ -1,0 +1,160 @@
+// JobTableModel, JobFilterProxyModel and ComparisonSummaryModel: model contracts
+// (QAbstractItemModelTester) and row values against the simulator's own snapshot.
+
+#include "comparisonsummarymodel.h"
+#include "jobfilterproxymodel.h"
+#include "jobpalette.h"
+#include "jobtablemodel.h"
+#include "scenario.h"
+#include "scheduler.h"
+#include "sessiontypes.h"
+#include "simulator.h"
+
+#include <QAbstractItemModelTester>
+#include <QTest>
+
+using namespace dl2console;
+
+namespace {
+dl2::SlotSnapshot snapshotAt(const std::string &scenarioName, int slot)
+{
+    const auto &scenario = dl2::scenarioByName(scenarioName);
+    auto profiles = dl2::ProfileSet::reference();
+    dl2::Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, 1),
+                       scenario.simulation);
+    auto policy = dl2::makeScheduler("drf");
+    policy->reset();
+    while (sim.slot() <= slot && !sim.done())
+        sim.step(*policy);
+    return sim.snapshot();
+}
+} // namespace
+
+class TestJobTableModel : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void rowsMatchSnapshot_data();
+    void rowsMatchSnapshot();
+    void proxyFiltersAndSorts();
+    void paletteIsDeterministic();
+    void comparisonSummary();
+};
+
+void TestJobTableModel::rowsMatchSnapshot_data()
+{
+    QTest::addColumn<int>("slot");
+    QTest::newRow("slot 0") << 0;
+    QTest::newRow("slot 7") << 7;
+    QTest::newRow("slot 40") << 40;
+}
+
+void TestJobTableModel::rowsMatchSnapshot()
+{
+    QFETCH(int, slot);
+    JobTableModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto early = snapshotAt("dl2-small", 0);
+    model.setSnapshot(early); // reset, then an update of the same jobs (dataChanged path)
+    const auto snap = snapshotAt("dl2-small", slot);
+    model.setSnapshot(snap);
+    QCOMPARE(model.rowCount(), static_cast<int>(snap.jobs.size()));
+    QCOMPARE(model.columnCount(), int(JobTableModel::ColumnCount));
+    const auto profiles = dl2::ProfileSet::reference();
+    for (int row = 0; row < model.rowCount(); ++row) {
+        const dl2::JobState &job = snap.jobs[row];
+        auto cell = [&](int column, int role = Qt::DisplayRole) {
+            return model.data(model.index(row, column), role);
+        };
+        QCOMPARE(cell(JobTableModel::IdColumn).toInt(), job.id);
+        QCOMPARE(cell(JobTableModel::ModelColumn).toString(),
+                 QString::fromStdString(profiles[job.type].name));
+        QCOMPARE(cell(JobTableModel::ArrivalColumn).toInt(), job.arrivalSlot);
+        QCOMPARE(cell(0, JobTableModel::StatusRole).toInt(), static_cast<int>(job.status));
+        QCOMPARE(cell(JobTableModel::StateColumn).toString(),
+                 JobTableModel::statusText(job.status));
+        QVERIFY(qFuzzyCompare(cell(0, JobTableModel::ProgressRole).toDouble() + 1,
+                              job.doneEpochs / job.totalEpochs + 1));
+        if (job.status == dl2::JobStatus::Running) {
+            QCOMPARE(cell(JobTableModel::WorkersColumn).toInt(), job.workers);
+            QCOMPARE(cell(JobTableModel::PsColumn).toInt(), job.ps);
+            QVERIFY(cell(JobTableModel::SpeedColumn).isValid());
+        }
+        if (job.status == dl2::JobStatus::Finished)
+            QCOMPARE(cell(JobTableModel::JctColumn).toString(), QString::number(job.jct(), 'f', 2));
+        else
+            QVERIFY(!cell(JobTableModel::JctColumn).isValid());
+    }
+}
+
+void TestJobTableModel::proxyFiltersAndSorts()
+{
+    JobTableModel model;
+    JobFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    QAbstractItemModelTester t1(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const auto snap = snapshotAt("dl2-small", 20);
+    model.setSnapshot(snap);
+    int running = 0, finished = 0, arrived = 0;
+    for (const auto &j : snap.jobs) {
+        running += j.status == dl2::JobStatus::Running;
+        finished += j.status == dl2::JobStatus::Finished;
+        arrived += j.status != dl2::JobStatus::Pending;
+    }
+    using F = JobFilterProxyModel::StateFilter;
+    proxy.setStateFilter(F::Running);
+    QCOMPARE(proxy.rowCount(), running);
+    proxy.setStateFilter(F::Finished);
+    QCOMPARE(proxy.rowCount(), finished);
+    proxy.setStateFilter(F::Arrived);
+    QCOMPARE(proxy.rowCount(), arrived);
+    proxy.setStateFilter(F::All);
+    QCOMPARE(proxy.rowCount(), static_cast<int>(snap.jobs.size()));
+    proxy.setText(QStringLiteral("resnet"));
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        QVERIFY(
+            proxy.index(r, JobTableModel::ModelColumn).data().toString().contains(u"resnet"_qs));
+    proxy.setText({});
+    proxy.sort(JobTableModel::ProgressColumn, Qt::DescendingOrder);
+    for (int r = 1; r < proxy.rowCount(); ++r)
+        QVERIFY(
+            proxy.index(r - 1, JobTableModel::ProgressColumn)
+                .data(JobTableModel::SortRole)
+                .toDouble() >=
+            proxy.index(r, JobTableModel::ProgressColumn).data(JobTableModel::SortRole).toDouble());
+    // Playback updates keep the proxy consistent.
+    model.setSnapshot(snapshotAt("dl2-small", 21));
+    model.clear();
+    QCOMPARE(proxy.rowCount(), 0);
+}
+
+void TestJobTableModel::paletteIsDeterministic()
+{
+    QCOMPARE(JobPalette::color(17), JobPalette::color(17));
+    QVERIFY(JobPalette::color(1) != JobPalette::color(2));
+    QVERIFY(JobPalette::color(5, true).valueF() >= JobPalette::color(5, false).valueF());
+}
+
+void TestJobTableModel::comparisonSummary()
+{
+    ComparisonSummaryModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    dl2::PolicySummary a;
+    a.policy = "drf";
+    a.runs = 2;
+    a.meanAvgJct = 10;
+    a.ratioToDrf = 1;
+    dl2::PolicySummary b = a;
+    b.policy = "fifo";
+    b.meanAvgJct = 12;
+    b.ratioToDrf = 1.2;
+    model.setSummary({a, b});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1, ComparisonSummaryModel::RatioDrfColumn).data().toString(), u"1.200"_qs);
+    QVERIFY(model.toCsv().startsWith(u"policy,runs,mean_avg_jct"_qs));
+    QCOMPARE(model.toCsv().count(u'\n'), 3);
+}
+
+QTEST_MAIN(TestJobTableModel)
+#include "tst_jobtablemodel.moc"

@@ -1,0 +1,77 @@
+// Settings (typed QSettings wrapper) and ViewRefresher (batched, visibility-aware refresh).
+
+#include "settings.h"
+#include "viewrefresher.h"
+
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QWidget>
+
+using namespace dl2console;
+
+class TestSettings : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void defaultsAndRoundTrip();
+    void changedOnlyOnRealChange();
+    void refresherBatchesAndSkipsHiddenViews();
+};
+
+void TestSettings::defaultsAndRoundTrip()
+{
+    QTemporaryDir dir;
+    const QString file = dir.filePath(QStringLiteral("s.ini"));
+    {
+        Settings s(file);
+        QCOMPARE(s.scenario(), u"dl2-reference"_qs);
+        QCOMPARE(s.seed(), quint64(1));
+        QVERIFY(s.policy().isEmpty());
+        s.setScenario(QStringLiteral("dl2-small"));
+        s.setSeed(7);
+        s.setPolicy(QStringLiteral("fifo"));
+        s.setSpeed(15);
+        s.setComparisonPolicies({QStringLiteral("drf"), QStringLiteral("srtf")});
+        s.sync();
+    }
+    Settings again(file);
+    QCOMPARE(again.scenario(), u"dl2-small"_qs);
+    QCOMPARE(again.seed(), quint64(7));
+    QCOMPARE(again.policy(), u"fifo"_qs);
+    QCOMPARE(again.speed(), 15.0);
+    QCOMPARE(again.comparisonPolicies(), (QStringList{u"drf"_qs, u"srtf"_qs}));
+}
+
+void TestSettings::changedOnlyOnRealChange()
+{
+    QTemporaryDir dir;
+    Settings s(dir.filePath(QStringLiteral("s.ini")));
+    QSignalSpy spy(&s, &Settings::changed);
+    s.setSeed(3);
+    s.setSeed(3);
+    s.setPolicy(QStringLiteral("drf"));
+    s.setPolicy(QStringLiteral("drf"));
+    QCOMPARE(spy.count(), 2);
+}
+
+void TestSettings::refresherBatchesAndSkipsHiddenViews()
+{
+    QWidget shown, hidden;
+    shown.show();
+    int shownRefreshes = 0, hiddenRefreshes = 0;
+    ViewRefresher refresher;
+    refresher.add(&shown, [&] { ++shownRefreshes; });
+    refresher.add(&hidden, [&] { ++hiddenRefreshes; });
+    for (int i = 0; i < 50; ++i)
+        refresher.markDirty(); // a burst of slots: one refresh
+    QTRY_COMPARE(shownRefreshes, 1);
+    QTest::qWait(3 * refresher.intervalMs());
+    QCOMPARE(shownRefreshes, 1);
+    QCOMPARE(hiddenRefreshes, 0);
+    hidden.show(); // stale while hidden: refreshed when shown
+    QCOMPARE(hiddenRefreshes, 1);
+}
+
+QTEST_MAIN(TestSettings)
+#include "tst_settings.moc"

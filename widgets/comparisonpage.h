@@ -1,0 +1,86 @@
+#pragma once
+// Policies side by side: pick policies and seeds (or trace files), run dl2::runExperiment in
+// the background (QtConcurrent, progress, cancel), then average JCT per policy with spread,
+// JCT CDFs, GPU utilisation over time and the ratios to DRF and to the lower bound. Exports
+// CSV, PNG and PDF.
+
+#include "experiment.h"
+
+#include <QFutureWatcher>
+#include <QWidget>
+#include <atomic>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QRadioButton;
+class QSpinBox;
+class QTableView;
+
+namespace dl2console {
+
+class ComparisonSummaryModel;
+class Plot;
+class Settings;
+
+class ComparisonPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit ComparisonPage(Settings *settings, QWidget *parent = nullptr);
+    ~ComparisonPage() override;
+
+    void setPolicies(const QStringList &names, const QStringList &checked);
+    QStringList checkedPolicies() const;
+    void setScenarios(const QStringList &names);
+    void setSeedCount(int count);
+    void setTraceFiles(const QStringList &paths); // switches to "trace files" mode
+    void run();
+    void cancel();
+    bool isRunning() const;
+    const dl2::ExperimentResult &result() const { return m_result; }
+    ComparisonSummaryModel *summaryModel() const { return m_summary; }
+
+    bool exportCsv(const QString &fileName) const;
+    bool exportImage(const QString &fileName); // .png or .pdf
+
+Q_SIGNALS:
+    void finished(bool ok);
+    void errorOccurred(const QString &message);
+
+private:
+    struct Outcome
+    {
+        dl2::ExperimentResult result;
+        QString error;
+    };
+    QWidget *buildControls();
+    QWidget *buildResults();
+    void onFinished();
+    void showResult();
+    void updateButtons();
+    void exportWithDialog();
+
+    Settings *m_settings;
+    QListWidget *m_policies;
+    QRadioButton *m_useSeeds, *m_useFiles;
+    QComboBox *m_scenario;
+    QSpinBox *m_firstSeed, *m_seedCount;
+    QListWidget *m_files;
+    QPushButton *m_run, *m_cancel, *m_export;
+    QProgressBar *m_progress;
+    QLabel *m_status;
+    QWidget *m_results;
+    Plot *m_jctPlot, *m_cdfPlot, *m_utilPlot;
+    QTableView *m_table;
+    ComparisonSummaryModel *m_summary;
+    QFutureWatcher<Outcome> m_watcher;
+    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
+    quint64 m_generation = 0;
+    dl2::ExperimentResult m_result;
+};
+
+} // namespace dl2console

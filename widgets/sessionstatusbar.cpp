@@ -1,0 +1,71 @@
+#include "sessionstatusbar.h"
+
+#include <QLabel>
+
+namespace dl2console {
+
+SessionStatusBar::SessionStatusBar(QWidget *parent)
+    : QStatusBar(parent), m_hint(new QLabel(this)), m_slot(new QLabel(this)),
+      m_time(new QLabel(this)), m_jobs(new QLabel(this)), m_util(new QLabel(this)),
+      m_connector(new QLabel(this))
+{
+    setObjectName(QStringLiteral("statusBar"));
+    m_hint->setForegroundRole(QPalette::PlaceholderText);
+    m_hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
+    addWidget(m_hint, 1);
+    for (QLabel *l : {m_slot, m_time, m_jobs, m_util, m_connector}) {
+        l->setContentsMargins(6, 0, 6, 0);
+        addPermanentWidget(l);
+    }
+    m_slot->setToolTip(tr("Slot on display"));
+    m_time->setToolTip(tr("Simulated time at the end of this slot"));
+    m_jobs->setToolTip(tr("Jobs running / queued (arrived, no allocation) / done"));
+    m_util->setToolTip(tr("Cluster utilisation in this slot"));
+    m_connector->setToolTip(tr("Where the cluster state comes from"));
+    setConnectorState(tr("embedded simulator"));
+    setSnapshot({}, 1200);
+}
+
+void SessionStatusBar::setSnapshot(const dl2::SlotSnapshot &s, double slotSeconds)
+{
+    if (s.slot < 0) {
+        m_slot->setText(tr("slot –"));
+        m_time->clear();
+        m_jobs->clear();
+        m_util->clear();
+        return;
+    }
+    m_slot->setText(tr("slot %1").arg(s.slot));
+    const qint64 seconds = static_cast<qint64>((s.slot + 1) * slotSeconds);
+    m_time->setText(tr("t = %1 d %2 h %3 min")
+                        .arg(seconds / 86400)
+                        .arg((seconds % 86400) / 3600, 2, 10, QLatin1Char('0'))
+                        .arg((seconds % 3600) / 60, 2, 10, QLatin1Char('0')));
+    m_jobs->setText(
+        tr("jobs: %1 running · %2 queued · %3 done").arg(s.running).arg(s.queued).arg(s.finished));
+    m_util->setText(tr("CPU %1 % · GPU %2 %")
+                        .arg(100 * s.utilisation[0], 0, 'f', 0)
+                        .arg(100 * s.utilisation[1], 0, 'f', 0));
+}
+
+void SessionStatusBar::setConnectorState(const QString &text)
+{
+    m_connector->setText(QStringLiteral("● ") + text);
+}
+
+void SessionStatusBar::setHint(const QString &text)
+{
+    m_hint->setText(text);
+}
+
+QString SessionStatusBar::slotText() const
+{
+    return m_slot->text();
+}
+
+QString SessionStatusBar::jobsText() const
+{
+    return m_jobs->text();
+}
+
+} // namespace dl2console

@@ -1,0 +1,28 @@
+#pragma once
+// Status bar of the console: slot, simulated time, job counts, utilisation, connector state,
+// and a one-line hint for first-time users.
+
+#include "jobstate.h"
+
+#include <QStatusBar>
+
+class QLabel;
+
+namespace dl2console {
+
+class SessionStatusBar : public QStatusBar
+{
+    Q_OBJECT
+public:
+    explicit SessionStatusBar(QWidget *parent = nullptr);
+    void setSnapshot(const dl2::SlotSnapshot &snapshot, double slotSeconds);
+    void setConnectorState(const QString &text);
+    void setHint(const QString &text);
+    QString slotText() const;
+    QString jobsText() const;
+
+private:
+    QLabel *m_hint, *m_slot, *m_time, *m_jobs, *m_util, *m_connector;
+};
+
+} // namespace dl2console

@@ -1,0 +1,189 @@
+#include "sessiontoolbar.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QFileInfo>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStyle>
+
+namespace dl2console {
+
+namespace {
+// Item data: scenario name, or "file:" + path for trace files.
+const QString kFilePrefix = QStringLiteral("file:");
+constexpr double kSpeeds[] = {0.5, 1, 2, 4, 8, 15, 30, 60, 0};
+} // namespace
+
+SessionToolBar::SessionToolBar(QWidget *parent)
+    : QToolBar(tr("Simulation"), parent), m_scenario(new QComboBox(this)),
+      m_seed(new QSpinBox(this)), m_policy(new QComboBox(this)), m_speed(new QComboBox(this))
+{
+    setObjectName(QStringLiteral("simulationToolBar"));
+    setToolButtonStyle(Qt::ToolButtonIconOnly);
+    QStyle *s = style();
+
+    auto *traceLabel = new QLabel(tr(" &Trace "), this);
+    traceLabel->setBuddy(m_scenario);
+    addWidget(traceLabel);
+    m_scenario->setMinimumContentsLength(14);
+    m_scenario->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_scenario->setToolTip(tr("Built-in scenario or trace file — Alt+T"));
+    addWidget(m_scenario);
+    auto *seedLabel = new QLabel(tr(" s&eed "), this);
+    seedLabel->setBuddy(m_seed);
+    addWidget(seedLabel);
+    m_seed->setRange(1, 1000000);
+    m_seed->setToolTip(tr("Seed of the scenario's trace generator — Alt+E"));
+    addWidget(m_seed);
+    m_openTrace = addAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("Open trace file…"));
+    m_openTrace->setShortcut(QKeySequence::Open);
+    m_openTrace->setToolTip(tr("Open trace file (.csv, .pb, .textproto) — Ctrl+O"));
+    addSeparator();
+    auto *policyLabel = new QLabel(tr(" &Policy "), this);
+    policyLabel->setBuddy(m_policy);
+    addWidget(policyLabel);
+    m_policy->setMinimumContentsLength(10);
+    m_policy->setToolTip(tr("Scheduling policy — Alt+P"));
+    m_policy->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    addWidget(m_policy);
+    addSeparator();
+
+    m_first = addAction(s->standardIcon(QStyle::SP_MediaSkipBackward), tr("First slot"));
+    m_first->setShortcut(Qt::CTRL | Qt::Key_Home);
+    m_stepBack = addAction(s->standardIcon(QStyle::SP_MediaSeekBackward), tr("Step back"));
+    m_stepBack->setShortcuts({QKeySequence(Qt::Key_Comma), QKeySequence(Qt::CTRL | Qt::Key_Left)});
+    m_play = addAction(s->standardIcon(QStyle::SP_MediaPlay), tr("Play"));
+    m_play->setShortcut(Qt::Key_Space);
+    m_stepForward = addAction(s->standardIcon(QStyle::SP_MediaSeekForward), tr("Step forward"));
+    m_stepForward->setShortcuts(
+        {QKeySequence(Qt::Key_Period), QKeySequence(Qt::CTRL | Qt::Key_Right)});
+    m_last = addAction(s->standardIcon(QStyle::SP_MediaSkipForward), tr("Last slot"));
+    m_last->setShortcut(Qt::CTRL | Qt::Key_End);
+    for (QAction *a : {m_first, m_stepBack, m_play, m_stepForward, m_last})
+        a->setToolTip(a->text() + QStringLiteral(" — ") +
+                      a->shortcut().toString(QKeySequence::NativeText));
+
+    auto *speedLabel = new QLabel(tr("  Spee&d "), this);
+    speedLabel->setBuddy(m_speed);
+    addWidget(speedLabel);
+    for (double v : kSpeeds)
+        m_speed->addItem(v > 0 ? tr("%1 slots/s").arg(v) : tr("max"), v);
+    m_speed->setToolTip(tr("Playback speed — Alt+D; [ slower, ] faster"));
+    addWidget(m_speed);
+    m_slower = new QAction(tr("Slower"), this);
+    m_slower->setShortcut(Qt::Key_BracketLeft);
+    m_faster = new QAction(tr("Faster"), this);
+    m_faster->setShortcut(Qt::Key_BracketRight);
+    // Keyboard-only (and in the Simulation menu): not shown in the bar.
+    connect(m_slower, &QAction::triggered, this, [this] { stepSpeed(-1); });
+    connect(m_faster, &QAction::triggered, this, [this] { stepSpeed(+1); });
+
+    connect(m_scenario, &QComboBox::activated, this, [this](int index) {
+        if (m_scenario->itemData(index).toString() == QLatin1String("open")) {
+            Q_EMIT openTraceRequested();
+            return;
+        }
+        emitSetup();
+    });
+    connect(m_seed, &QSpinBox::editingFinished, this, &SessionToolBar::emitSetup);
+    connect(m_policy, &QComboBox::activated, this, &SessionToolBar::emitSetup);
+    connect(m_openTrace, &QAction::triggered, this, &SessionToolBar::openTraceRequested);
+    connect(m_speed, &QComboBox::activated, this,
+            [this] { Q_EMIT speedRequested(m_speed->currentData().toDouble()); });
+}
+
+void SessionToolBar::setScenarios(const QStringList &names, const QStringList &descriptions)
+{
+    m_updating = true;
+    m_scenario->clear();
+    for (int i = 0; i < names.size(); ++i) {
+        m_scenario->addItem(names[i], names[i]);
+        m_scenario->setItemData(i, descriptions.value(i), Qt::ToolTipRole);
+    }
+    m_scenario->insertSeparator(m_scenario->count());
+    m_scenario->addItem(tr("Open trace file…"), QStringLiteral("open"));
+    m_updating = false;
+}
+
+void SessionToolBar::addTraceFile(const QString &path)
+{
+    const QString key = kFilePrefix + path;
+    if (m_scenario->findData(key) >= 0)
+        return;
+    const int at = m_scenario->count() - 1; // before "Open trace file…"
+    m_scenario->insertItem(at, QFileInfo(path).fileName(), key);
+    m_scenario->setItemData(at, path, Qt::ToolTipRole);
+}
+
+void SessionToolBar::setPolicies(const QStringList &names, const QStringList &descriptions)
+{
+    m_updating = true;
+    m_policy->clear();
+    for (int i = 0; i < names.size(); ++i) {
+        m_policy->addItem(names[i]);
+        m_policy->setItemData(i, descriptions.value(i), Qt::ToolTipRole);
+    }
+    m_updating = false;
+}
+
+void SessionToolBar::setSetup(const SessionSetup &setup)
+{
+    m_updating = true;
+    if (!setup.traceFile.isEmpty()) {
+        addTraceFile(setup.traceFile);
+        m_scenario->setCurrentIndex(m_scenario->findData(QString(kFilePrefix + setup.traceFile)));
+    } else {
+        m_scenario->setCurrentIndex(std::max(0, m_scenario->findData(setup.scenario)));
+    }
+    m_seed->setValue(static_cast<int>(setup.seed));
+    m_seed->setEnabled(setup.traceFile.isEmpty());
+    m_policy->setCurrentIndex(std::max(0, m_policy->findText(setup.policy)));
+    m_updating = false;
+}
+
+SessionSetup SessionToolBar::setup() const
+{
+    SessionSetup s;
+    const QString data = m_scenario->currentData().toString();
+    if (data.startsWith(kFilePrefix))
+        s.traceFile = data.mid(kFilePrefix.size());
+    else if (!data.isEmpty() && data != QLatin1String("open"))
+        s.scenario = data;
+    s.seed = static_cast<quint64>(m_seed->value());
+    s.policy = m_policy->currentText();
+    return s;
+}
+
+void SessionToolBar::emitSetup()
+{
+    if (m_updating)
+        return;
+    m_seed->setEnabled(setup().traceFile.isEmpty());
+    Q_EMIT setupRequested(setup());
+}
+
+void SessionToolBar::setPlaying(bool playing)
+{
+    m_play->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
+    m_play->setText(playing ? tr("Pause") : tr("Play"));
+    m_play->setToolTip(m_play->text() + tr(" — Space"));
+}
+
+void SessionToolBar::setSpeed(double slotsPerSecond)
+{
+    int best = 0;
+    for (int i = 0; i < m_speed->count(); ++i)
+        if (qFuzzyCompare(m_speed->itemData(i).toDouble() + 1, slotsPerSecond + 1))
+            best = i;
+    m_speed->setCurrentIndex(best);
+}
+
+void SessionToolBar::stepSpeed(int delta)
+{
+    const int i = std::clamp(m_speed->currentIndex() + delta, 0, m_speed->count() - 1);
+    m_speed->setCurrentIndex(i);
+    Q_EMIT speedRequested(m_speed->currentData().toDouble());
+}
+
+} // namespace dl2console
