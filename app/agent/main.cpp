@@ -1,11 +1,14 @@
 // dl2-agent --backend sim [--scenario S] [--seed N] --listen ADDR --token-file F
 //           [--tls-cert PEM --tls-key PEM] [--state-dir DIR]
+// dl2-agent --backend kubernetes [--kubeconfig F] [--namespace NS] [--dry-run]
+//           [--slot-seconds S] [--poll-seconds S] --listen ADDR --token-file F [--tls-...]
 // Serves the dl2.agent.v1.ClusterAgent gRPC service until SIGINT/SIGTERM. Prints one line
 // "dl2-agent: listening on HOST:PORT ..." once it accepts calls (port 0 picks a free port).
 
 #include "agentserver.h"
 #include "error.h"
 #include "fileio.h"
+#include "kubernetesconnector.h"
 #include "simulatedconnector.h"
 
 #include <QCommandLineParser>
@@ -29,11 +32,21 @@ std::string readToken(const QString &path)
     return token;
 }
 
+double positive(const QCommandLineParser &parser, const QString &name)
+{
+    bool ok = false;
+    const double value = parser.value(name).toDouble(&ok);
+    if (!ok || !(value > 0))
+        throw dl2::Error("--" + name.toStdString() + " must be a positive number");
+    return value;
+}
+
 int run(const QCommandLineParser &parser)
 {
-    if (parser.value(QStringLiteral("backend")) != QLatin1String("sim"))
-        throw dl2::Error("unknown backend '" +
-                         parser.value(QStringLiteral("backend")).toStdString() + "' (known: sim)");
+    const QString backendName = parser.value(QStringLiteral("backend"));
+    if (backendName != QLatin1String("sim") && backendName != QLatin1String("kubernetes"))
+        throw dl2::Error("unknown backend '" + backendName.toStdString() +
+                         "' (known: sim, kubernetes)");
     bool ok = false;
     const qulonglong seed = parser.value(QStringLiteral("seed")).toULongLong(&ok);
     if (!ok)
@@ -53,6 +66,44 @@ int run(const QCommandLineParser &parser)
     sigaddset(&stopSignals, SIGINT);
     sigaddset(&stopSignals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stopSignals, nullptr);
+
+    if (backendName == QLatin1String("kubernetes")) {
+        dl2::KubernetesConnectorOptions k;
+        k.credentials = dl2::resolveCredentials(
+            parser.value(QStringLiteral("kubeconfig")).toStdString(),
+            qEnvironmentVariable("DL2_SERVICEACCOUNT_DIR",
+                                 QString::fromLatin1(dl2::kServiceAccountDir))
+                .toStdString());
+        k.ns = parser.isSet(QStringLiteral("namespace"))
+                   ? parser.value(QStringLiteral("namespace")).toStdString()
+                   : k.credentials.ns;
+        if (k.ns == "*")
+            k.ns.clear();
+        k.dryRun = parser.isSet(QStringLiteral("dry-run"));
+        k.slotSeconds = positive(parser, QStringLiteral("slot-seconds"));
+        k.pollMs = static_cast<int>(positive(parser, QStringLiteral("poll-seconds")) * 1000.0);
+        dl2::KubernetesConnector kube(k);
+        kube.refresh(); // fail early on wrong credentials or an unreachable API server
+        dl2::AgentBackend info{&kube, "kubernetes", [&kube] { return kube.describe(); },
+                               [&kube] { return kube.nextSlot(); },
+                               [&kube](std::int64_t after, std::chrono::milliseconds timeout) {
+                                   return kube.waitForEvents(after, timeout);
+                               }};
+        dl2::AgentServer server(info, options);
+        server.start();
+        const std::string host = options.listen.substr(0, options.listen.rfind(':'));
+        const auto state = kube.clusterState();
+        std::cout << "dl2-agent: listening on " << host << ':' << server.port() << " ("
+                  << kube.describe() << ", " << k.credentials.origin << ", " << state.nodes.size()
+                  << " nodes, " << state.jobs.size() << " managed jobs, " << state.unmanaged.size()
+                  << " unmanaged, slot " << kube.nextSlot() << ")" << std::endl;
+        int sig = 0;
+        sigwait(&stopSignals, &sig);
+        std::cout << "dl2-agent: stopping (signal " << sig << ")" << std::endl;
+        kube.stop();
+        server.shutdown();
+        return 0;
+    }
 
     dl2::SimulatedConnector backend(parser.value(QStringLiteral("scenario")).toStdString(), seed,
                                     parser.value(QStringLiteral("state-dir")).toStdString());
@@ -81,8 +132,23 @@ int main(int argc, char **argv)
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addOptions({
-        {QStringLiteral("backend"), QStringLiteral("Cluster backend: sim."), QStringLiteral("NAME"),
-         QStringLiteral("sim")},
+        {QStringLiteral("backend"), QStringLiteral("Cluster backend: sim or kubernetes."),
+         QStringLiteral("NAME"), QStringLiteral("sim")},
+        {QStringLiteral("kubeconfig"),
+         QStringLiteral("kubernetes: kubeconfig file (default $KUBECONFIG, the in-cluster service "
+                        "account, ~/.kube/config)."),
+         QStringLiteral("F")},
+        {QStringLiteral("namespace"),
+         QStringLiteral("kubernetes: namespace to manage ('*': all; default the context's or "
+                        "service account's namespace, else all)."),
+         QStringLiteral("NS")},
+        {QStringLiteral("dry-run"),
+         QStringLiteral("kubernetes: read the cluster, print the writes instead of sending them.")},
+        {QStringLiteral("slot-seconds"), QStringLiteral("kubernetes: slot length (wall clock)."),
+         QStringLiteral("S"), QStringLiteral("1200")},
+        {QStringLiteral("poll-seconds"),
+         QStringLiteral("kubernetes: how often the cluster is read for events."),
+         QStringLiteral("S"), QStringLiteral("10")},
         {QStringLiteral("scenario"), QStringLiteral("Scenario of the simulated backend."),
          QStringLiteral("S"), QStringLiteral("dl2-small")},
         {QStringLiteral("seed"), QStringLiteral("Trace seed of the simulated backend."),

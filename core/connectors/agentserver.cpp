@@ -34,8 +34,9 @@ constexpr int kMaxDecisionsPerApply = 100'000;
 class AgentServer::Service final : public pb::ClusterAgent::Service
 {
 public:
-    Service(SimulatedConnector &backend, const AgentServerOptions &options)
-        : m_backend(backend), m_options(options), m_profiles(ProfileSet::reference())
+    Service(const AgentBackend &backend, const AgentServerOptions &options)
+        : m_backend(*backend.connector), m_info(backend), m_options(options),
+          m_profiles(ProfileSet::reference())
     {
     }
     std::atomic<bool> stopping{false};
@@ -45,9 +46,13 @@ public:
     {
         if (auto s = authorize(ctx); !s.ok())
             return s;
-        out->set_backend("sim");
-        out->set_scenario(m_backend.scenario());
-        out->set_next_slot(m_backend.nextSlot());
+        try {
+            out->set_backend(m_info.name);
+            out->set_scenario(m_info.scenario());
+            out->set_next_slot(m_info.nextSlot());
+        } catch (const std::exception &e) {
+            return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
+        }
         out->set_agent_version("1");
         return grpc::Status::OK;
     }
@@ -57,7 +62,11 @@ public:
     {
         if (auto s = authorize(ctx); !s.ok())
             return s;
-        agentproto::fill(*out, m_backend.snapshot(), m_profiles);
+        try {
+            agentproto::fill(*out, m_backend.snapshot(), m_profiles);
+        } catch (const std::exception &e) {
+            return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
+        }
         return grpc::Status::OK;
     }
 
@@ -70,9 +79,14 @@ public:
         for (;;) {
             if (ctx->IsCancelled() || stopping)
                 return grpc::Status(grpc::StatusCode::CANCELLED, "stream closed");
-            const auto events = request->follow()
-                                    ? m_backend.waitForEvents(after, std::chrono::milliseconds(200))
-                                    : m_backend.events(after);
+            std::vector<ClusterEvent> events;
+            try {
+                events = request->follow()
+                             ? m_info.waitForEvents(after, std::chrono::milliseconds(200))
+                             : m_backend.events(after);
+            } catch (const std::exception &e) {
+                return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
+            }
             for (const auto &e : events) {
                 pb::Event msg;
                 agentproto::fill(msg, e);
@@ -121,9 +135,13 @@ public:
         } catch (const std::exception &e) {
             return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
         }
-        const ClusterView v = m_backend.snapshot();
-        out->set_next_slot(v.nextSlot);
-        out->set_done(v.done);
+        try {
+            const ClusterView v = m_backend.snapshot();
+            out->set_next_slot(v.nextSlot);
+            out->set_done(v.done);
+        } catch (const std::exception &e) {
+            return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
+        }
         return grpc::Status::OK;
     }
 
@@ -132,7 +150,13 @@ public:
     {
         if (auto s = authorize(ctx); !s.ok())
             return s;
-        for (const auto &r : m_backend.appliedRecord()) {
+        std::vector<AppliedRecord> applied;
+        try {
+            applied = m_backend.appliedRecord();
+        } catch (const std::exception &e) {
+            return grpc::Status(grpc::StatusCode::INTERNAL, e.what());
+        }
+        for (const auto &r : applied) {
             auto *a = out->add_applied();
             a->set_decision_id(r.decisionId);
             a->set_job(r.job);
@@ -160,7 +184,8 @@ private:
         return grpc::Status::OK;
     }
 
-    SimulatedConnector &m_backend;
+    ClusterConnector &m_backend;
+    AgentBackend m_info;
     const AgentServerOptions &m_options;
     ProfileSet m_profiles;
     std::atomic<int> m_slowLeft{0};
@@ -175,8 +200,21 @@ struct AgentServer::Impl
 };
 
 AgentServer::AgentServer(SimulatedConnector &backend, AgentServerOptions options)
-    : m_backend(backend), m_options(std::move(options)), m_impl(std::make_unique<Impl>())
+    : AgentServer(AgentBackend{&backend, "sim", [&backend] { return backend.scenario(); },
+                               [&backend] { return backend.nextSlot(); },
+                               [&backend](std::int64_t after, std::chrono::milliseconds timeout) {
+                                   return backend.waitForEvents(after, timeout);
+                               }},
+                  std::move(options))
 {
+}
+
+AgentServer::AgentServer(AgentBackend backend, AgentServerOptions options)
+    : m_backend(std::move(backend)), m_options(std::move(options)), m_impl(std::make_unique<Impl>())
+{
+    if (!m_backend.connector || !m_backend.scenario || !m_backend.nextSlot ||
+        !m_backend.waitForEvents)
+        throw Error("the agent needs a complete backend");
     if (m_options.token.empty())
         throw Error("the agent needs a token (--token-file)");
     if (m_options.tlsCertFile.empty() != m_options.tlsKeyFile.empty())

@@ -11,8 +11,11 @@
 #include <QNetworkRequest>
 #include <QSslCertificate>
 #include <QSslConfiguration>
+#include <QSslKey>
+#include <QSslSocket>
 #include <QTimer>
 #include <QUrl>
+#include <cctype>
 #include <cstdio>
 
 namespace dl2 {
@@ -66,9 +69,11 @@ std::map<int, KubernetesJobRef> parseJobMap(const std::string &json, const std::
             ref.kind = KubernetesJobRef::Kind::PyTorchJob;
         else if (kind == QLatin1String("VolcanoJob") || kind == QLatin1String("Job"))
             ref.kind = KubernetesJobRef::Kind::VolcanoJob;
+        else if (kind == QLatin1String("TFJob"))
+            ref.kind = KubernetesJobRef::Kind::TFJob;
         else
             throw Error(origin + ": job " + std::to_string(id) + ": kind '" + kind.toStdString() +
-                        "' (known: PyTorchJob, VolcanoJob)");
+                        "' (known: PyTorchJob, VolcanoJob, TFJob)");
         ref.ns =
             o.value(QStringLiteral("namespace")).toString(QStringLiteral("default")).toStdString();
         ref.name = o.value(QStringLiteral("name")).toString().toStdString();
@@ -115,13 +120,38 @@ KubernetesApplier::Reply KubernetesApplier::send(const QByteArray &method, const
         return {200, {}, {}};
     }
     QNetworkRequest request(url);
-    request.setRawHeader("Authorization", "Bearer " + QByteArray::fromStdString(m_options.token));
+    std::string token = m_options.token;
+    if (!m_options.tokenFile.empty()) {
+        token = readFile(m_options.tokenFile);
+        while (!token.empty() && std::isspace(static_cast<unsigned char>(token.back())))
+            token.pop_back();
+    }
+    if (!token.empty())
+        request.setRawHeader("Authorization", "Bearer " + QByteArray::fromStdString(token));
     request.setRawHeader("Accept", "application/json");
     if (!contentType.isEmpty())
         request.setHeader(QNetworkRequest::ContentTypeHeader, contentType);
-    if (!m_options.caFile.empty()) {
+    if (url.scheme() == QLatin1String("https")) {
         QSslConfiguration ssl = QSslConfiguration::defaultConfiguration();
-        ssl.setCaCertificates(QSslCertificate::fromPath(QString::fromStdString(m_options.caFile)));
+        if (!m_options.caPem.empty())
+            ssl.setCaCertificates(
+                QSslCertificate::fromData(QByteArray::fromStdString(m_options.caPem)));
+        else if (!m_options.caFile.empty())
+            ssl.setCaCertificates(
+                QSslCertificate::fromPath(QString::fromStdString(m_options.caFile)));
+        if (!m_options.clientCertPem.empty()) {
+            const QByteArray key = QByteArray::fromStdString(m_options.clientKeyPem);
+            QSslKey privateKey(key, QSsl::Rsa);
+            if (privateKey.isNull())
+                privateKey = QSslKey(key, QSsl::Ec);
+            if (privateKey.isNull())
+                throw Error("the client key is not an RSA or EC private key in PEM");
+            ssl.setLocalCertificate(
+                QSslCertificate(QByteArray::fromStdString(m_options.clientCertPem)));
+            ssl.setPrivateKey(privateKey);
+        }
+        if (m_options.insecureSkipTlsVerify)
+            ssl.setPeerVerifyMode(QSslSocket::VerifyNone);
         request.setSslConfiguration(ssl);
     }
     request.setTransferTimeout(m_options.timeoutMs);
@@ -159,7 +189,8 @@ Acknowledgment KubernetesApplier::failure(const ResizeDecision &d, const Reply &
     Acknowledgment a;
     a.decisionId = d.id;
     a.status = Acknowledgment::Status::Invalid;
-    a.message = what + " (" + std::to_string(reply.status) + "): " + serverMessage(reply.body);
+    a.message = (reply.status == 404 ? "job gone: " : "") + what + " (" +
+                std::to_string(reply.status) + "): " + serverMessage(reply.body);
     return a;
 }
 
@@ -316,6 +347,62 @@ Acknowledgment KubernetesApplier::applyVolcano(const ResizeDecision &d, const Ku
                 " retries");
 }
 
+Acknowledgment KubernetesApplier::applyTfJob(const ResizeDecision &d, const KubernetesJobRef &ref)
+{
+    const std::string base = "/apis/kubeflow.org/v1/namespaces/" + ref.ns + "/tfjobs/" + ref.name;
+    const std::string what = "TFJob " + ref.ns + "/" + ref.name;
+    for (int attempt = 0; attempt <= m_options.conflictRetries; ++attempt) {
+        Reply r = send("GET", base);
+        if (r.status != 200)
+            return failure(d, r, what);
+        const QJsonObject job = parseObject(r.body);
+        if (auto dup = alreadyApplied(d, job))
+            return *dup;
+        const QJsonObject specs = job.value(QStringLiteral("spec"))
+                                      .toObject()
+                                      .value(QStringLiteral("tfReplicaSpecs"))
+                                      .toObject();
+        if (!specs.contains(QStringLiteral("Worker")) ||
+            (d.to.ps > 0 && !specs.contains(QStringLiteral("PS"))))
+            return {d.id, Acknowledgment::Status::Invalid,
+                    what + ": no " + (specs.contains(QStringLiteral("Worker")) ? "PS" : "Worker") +
+                        " replica spec",
+                    -1};
+        QJsonObject replicaSpecs{
+            {QStringLiteral("Worker"), QJsonObject{{QStringLiteral("replicas"), d.to.workers}}}};
+        if (specs.contains(QStringLiteral("PS")))
+            replicaSpecs.insert(QStringLiteral("PS"),
+                                QJsonObject{{QStringLiteral("replicas"), d.to.ps}});
+        // A merge patch that names the resourceVersion is refused with 409 when it is stale.
+        const QJsonObject patch{
+            {QStringLiteral("metadata"),
+             QJsonObject{
+                 {QStringLiteral("resourceVersion"), job.value(QStringLiteral("metadata"))
+                                                         .toObject()
+                                                         .value(QStringLiteral("resourceVersion"))},
+                 {QStringLiteral("annotations"),
+                  QJsonObject{{QString::fromLatin1(kLastDecision), QString::fromStdString(d.id)},
+                              {QString::fromLatin1(kLastSlot), QString::number(d.slot)}}}}},
+            {QStringLiteral("spec"),
+             QJsonObject{{QStringLiteral("tfReplicaSpecs"), replicaSpecs}}}};
+        r = send("PATCH", base, "application/merge-patch+json", compact(patch), true);
+        if (r.status == 200) {
+            Acknowledgment a{d.id, Acknowledgment::Status::Applied,
+                             "TFJob has no live resize: replica counts patched, the PS/worker "
+                             "pods restart to pick them up (progress since the last checkpoint "
+                             "is lost)",
+                             d.slot};
+            if (m_options.dryRun)
+                a.message = "dry run: not sent; " + a.message;
+            return a;
+        }
+        if (r.status != 409)
+            return failure(d, r, what);
+    }
+    throw Error(what + ": still conflicting after " + std::to_string(m_options.conflictRetries) +
+                " retries");
+}
+
 std::vector<Acknowledgment> KubernetesApplier::apply(const std::vector<ResizeDecision> &decisions)
 {
     std::vector<Acknowledgment> acks;
@@ -330,9 +417,17 @@ std::vector<Acknowledgment> KubernetesApplier::apply(const std::vector<ResizeDec
             acks.push_back({d.id, Acknowledgment::Status::Invalid, "negative replica count", -1});
             continue;
         }
-        acks.push_back(it->second.kind == KubernetesJobRef::Kind::PyTorchJob
-                           ? applyPyTorch(d, it->second)
-                           : applyVolcano(d, it->second));
+        switch (it->second.kind) {
+        case KubernetesJobRef::Kind::PyTorchJob:
+            acks.push_back(applyPyTorch(d, it->second));
+            break;
+        case KubernetesJobRef::Kind::VolcanoJob:
+            acks.push_back(applyVolcano(d, it->second));
+            break;
+        case KubernetesJobRef::Kind::TFJob:
+            acks.push_back(applyTfJob(d, it->second));
+            break;
+        }
     }
     return acks;
 }

@@ -6,12 +6,16 @@
 //  - Volcano Job (batch.volcano.sh/v1alpha1): JSON patch of spec.tasks[i].replicas for the PS
 //    and worker tasks (and minAvailable when it would exceed the new total), guarded by a
 //    "test" of metadata.resourceVersion (409 -> re-read and retry).
+//  - TFJob (kubeflow.org/v1): merge patch of spec.tfReplicaSpecs.{PS,Worker}.replicas carrying
+//    metadata.resourceVersion (409 -> re-read and retry). TFJob has no live resize: the
+//    acknowledgment says that the PS/worker pods restart to pick the new counts up.
 // Idempotent by decision id: the object's annotations dl2.io/last-decision and
 // dl2.io/last-decision-slot record what was applied; an id already applied, or older than the
 // last applied slot, is acknowledged as Duplicate. 404 / 422 -> Invalid with the server's
-// message; 401/403 -> dl2::Error (credentials). --dry-run performs the reads and prints the
-// exact mutating requests instead of sending them.
-// Not a full ClusterConnector: no snapshot or event stream from Kubernetes yet.
+// message (404 as "job gone"); 401/403 -> dl2::Error (credentials). --dry-run performs the reads
+// and prints the exact mutating requests instead of sending them. Not a full ClusterConnector:
+// KubernetesConnector (kubernetesconnector.h) builds snapshots and events on top of it. Not
+// thread-safe; the object and its calls belong to one thread.
 
 #include "clusterconnector.h"
 
@@ -21,6 +25,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 class QNetworkAccessManager;
@@ -32,7 +37,8 @@ struct KubernetesJobRef
     enum class Kind
     {
         PyTorchJob,
-        VolcanoJob
+        VolcanoJob,
+        TFJob
     };
     Kind kind = Kind::PyTorchJob;
     std::string ns = "default";
@@ -50,10 +56,15 @@ struct KubernetesOptions
 {
     std::string apiServer; // https://host:6443 or http://127.0.0.1:PORT
     std::string token;     // bearer token
+    std::string tokenFile; // re-read before every request when set (rotating tokens)
     bool dryRun = false;
     int timeoutMs = 10'000;
     int conflictRetries = 3;
-    std::string caFile; // PEM; empty = system roots
+    std::string caFile;        // PEM; empty = system roots
+    std::string caPem;         // PEM text (kubeconfig certificate-authority-data); wins over caFile
+    std::string clientCertPem; // client certificate authentication (both or neither)
+    std::string clientKeyPem;
+    bool insecureSkipTlsVerify = false;
 };
 
 class KubernetesApplier
@@ -69,19 +80,25 @@ public:
         m_print = std::move(printer);
     }
     int requestsSent() const { return m_sent; }
+    void setJobs(std::map<int, KubernetesJobRef> jobs) { m_jobs = std::move(jobs); }
 
-private:
     struct Reply
     {
         int status = 0;
         QByteArray body;
         QString error;
     };
+    // A read with the same transport, credentials and error rules (unreachable, 401/403 ->
+    // dl2::Error); path starts with "/".
+    Reply get(const std::string &path) { return send("GET", path); }
+
+private:
     Reply send(const QByteArray &method, const std::string &path,
                const QByteArray &contentType = {}, const QByteArray &body = {},
                bool mutating = false);
     Acknowledgment applyPyTorch(const ResizeDecision &d, const KubernetesJobRef &ref);
     Acknowledgment applyVolcano(const ResizeDecision &d, const KubernetesJobRef &ref);
+    Acknowledgment applyTfJob(const ResizeDecision &d, const KubernetesJobRef &ref);
     std::optional<Acknowledgment> alreadyApplied(const ResizeDecision &d,
                                                  const QJsonObject &object) const;
     Acknowledgment failure(const ResizeDecision &d, const Reply &reply,

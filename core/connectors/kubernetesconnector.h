@@ -1,0 +1,101 @@
+#pragma once
+// A ClusterConnector over the Kubernetes API (spec section 8). See KUBERNETES.md.
+//  - snapshot(): reads Nodes (allocatable cpu and nvidia.com/gpu), the training pods
+//    (label selectors training.kubeflow.org/job-name and volcano.sh/job-name) and the training
+//    jobs (PyTorchJob and TFJob kubeflow.org/v1, Volcano Job batch.volcano.sh/v1alpha1; a kind
+//    whose CRD is not installed is skipped) and maps them onto a ClusterView.
+//  - events(): diffs between successive reads (a new job = Arrival, a Succeeded job =
+//    Completion, a changed dl2.io/done-epochs = Progress, an applied decision = Applied). A
+//    background poll (pollMs) keeps the event stream moving; no ?watch=1.
+//  - apply(): through KubernetesApplier (PyTorchJob scale subresource, TFJob replica patch,
+//    Volcano task replicas); idempotent by decision id, see the .cpp for the record kept.
+// Slots follow the wall clock: slot = floor(unix seconds / slotSeconds), so slot numbers stay
+// the same across agent restarts; advanceSlot(s) waits until slot s is over.
+// A job is managed when it names its model profile (annotation or label dl2.io/model); its id
+// is the annotation dl2.io/job-id, else a stable 31-bit hash of "Kind/namespace/name".
+//
+// Thread-safe. All HTTP runs on one worker thread owned by the connector (Qt network objects
+// belong to one thread); callers from any thread block on it, one call at a time.
+
+#include "clusterconnector.h"
+#include "kubernetesapplier.h"
+#include "kubernetescredentials.h"
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+// Resources -> DL2 slots, as the reference setting counts them (types.h).
+inline constexpr int kSlotsPerCpuCore = 1; // allocatable cpu, whole cores (millicores / 1000)
+inline constexpr int kSlotsPerGpu = 4;     // allocatable nvidia.com/gpu
+
+struct KubernetesConnectorOptions
+{
+    KubernetesCredentials credentials;
+    std::string ns; // empty: all namespaces
+    bool dryRun = false;
+    double slotSeconds = 1200.0;
+    int pollMs = 10'000; // background refresh feeding events(); 0: only on demand
+    int timeoutMs = 10'000;
+    int conflictRetries = 3;
+    int maxWorkers = 16;
+    int maxPs = 16;
+    std::function<void(const std::string &)> printer; // --dry-run output; default stdout
+};
+
+struct KubernetesNode
+{
+    std::string name;
+    Demand capacity{0, 0};   // slots
+    Demand usage{0, 0};      // requests of the training pods placed on it, in slots
+    bool schedulable = true; // Ready and not cordoned
+};
+
+struct KubernetesTrainingJob
+{
+    KubernetesJobRef ref;
+    std::string model;
+    JobState state;    // workers/ps/tasks: running pods; status, epochs from the job object
+    Allocation target; // replica counts in the spec
+    bool failed = false;
+};
+
+struct KubernetesClusterState
+{
+    std::vector<KubernetesNode> nodes;       // sorted by name; TaskPlacement::node indexes this
+    std::vector<KubernetesTrainingJob> jobs; // managed jobs, by arrival then id
+    std::vector<std::string> unmanaged;      // "Kind ns/name: reason"
+};
+
+class KubernetesConnector : public ClusterConnector
+{
+public:
+    explicit KubernetesConnector(KubernetesConnectorOptions options);
+    ~KubernetesConnector() override;
+
+    std::string describe() const override;
+    ClusterView snapshot() override;
+    std::vector<ClusterEvent> events(std::int64_t afterSeq) override;
+    std::vector<Acknowledgment> apply(const std::vector<ResizeDecision> &decisions) override;
+    bool advanceSlot(int expectedSlot) override;
+    std::vector<AppliedRecord> appliedRecord() override;
+
+    std::vector<ClusterEvent> waitForEvents(std::int64_t afterSeq,
+                                            std::chrono::milliseconds timeout);
+    int nextSlot() const;
+    // Reads the cluster now (events from the difference to the last read).
+    void refresh();
+    KubernetesClusterState clusterState() const; // as of the last read
+    // Wakes and refuses blocked and further calls (before the gRPC server shuts down).
+    void stop();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+} // namespace dl2

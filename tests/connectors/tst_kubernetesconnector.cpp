@@ -1,0 +1,905 @@
+// KubernetesConnector against a local fake API server (QTcpServer on 127.0.0.1, HTTP/1.1, in
+// its own thread because the connector blocks its callers): snapshot from fake nodes, pods
+// and jobs; events from successive reads; apply with 409-then-success, 404, 401, 422, a
+// repeated decision id, TFJob, --dry-run; kubeconfig and in-cluster credentials.
+#include "error.h"
+#include "kubernetesconnector.h"
+
+#include <QDir>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QMutex>
+#include <QTcpServer>
+#include <QTcpSocket>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QThread>
+
+using namespace dl2;
+
+namespace {
+
+struct Request
+{
+    QByteArray method, path, contentType, body;
+};
+
+QJsonObject json(const char *text)
+{
+    return QJsonDocument::fromJson(QByteArray(text)).object();
+}
+
+// The fake API server. Its state is guarded by m_lock (the server thread serves, the test
+// thread sets up and inspects).
+class FakeKube : public QObject
+{
+public:
+    FakeKube()
+    {
+        moveToThread(&m_thread);
+        m_thread.start();
+        QMetaObject::invokeMethod(
+            this,
+            [this] {
+                m_server = new QTcpServer(this);
+                m_server->listen(QHostAddress::LocalHost, 0);
+                m_port = m_server->serverPort();
+                connect(m_server, &QTcpServer::newConnection, this, [this] {
+                    while (QTcpSocket *s = m_server->nextPendingConnection()) {
+                        connect(s, &QTcpSocket::readyRead, this, [this, s] { serve(s); });
+                        connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
+                    }
+                });
+            },
+            Qt::BlockingQueuedConnection);
+        reset();
+    }
+    ~FakeKube() override
+    {
+        QMetaObject::invokeMethod(
+            this, [this] { delete m_server; }, Qt::BlockingQueuedConnection);
+        m_thread.quit();
+        m_thread.wait();
+    }
+    std::string url() const { return "http://127.0.0.1:" + std::to_string(m_port); }
+
+    void reset()
+    {
+        QMutexLocker lock(&m_lock);
+        m_rv = 100;
+        conflictsToInject = 0;
+        tfInstalled = true;
+        requests.clear();
+        nodes = QJsonArray{
+            json(
+                R"({"metadata": {"name": "node-b"}, "status": {"allocatable": {"cpu": "16", "nvidia.com/gpu": "2"},
+                  "conditions": [{"type": "Ready", "status": "True"}]}})"),
+            json(
+                R"({"metadata": {"name": "node-a"}, "status": {"allocatable": {"cpu": "16", "nvidia.com/gpu": "2"},
+                  "conditions": [{"type": "Ready", "status": "True"}]}})"),
+            json(R"({"metadata": {"name": "node-c"}, "spec": {"unschedulable": true},
+                  "status": {"allocatable": {"cpu": "7910m"}, "conditions": [{"type": "Ready", "status": "True"}]}})")};
+        pods = QJsonArray{
+            pod("resnet-1-worker-0", "training.kubeflow.org/job-name", "resnet-1", "worker",
+                "node-a", "Running", "PyTorchJob"),
+            pod("resnet-1-worker-1", "training.kubeflow.org/job-name", "resnet-1", "worker",
+                "node-b", "Running", "PyTorchJob"),
+            pod("vgg-2-ps-0", "volcano.sh/job-name", "vgg-2", "ps", "node-a", "Running", ""),
+            pod("vgg-2-worker-0", "volcano.sh/job-name", "vgg-2", "worker", "node-b", "Running",
+                ""),
+            pod("vgg-2-worker-1", "volcano.sh/job-name", "vgg-2", "worker", "", "Pending", ""),
+            pod("lm-4-ps-0", "training.kubeflow.org/job-name", "lm-4", "ps", "node-a", "Running",
+                "TFJob"),
+            pod("lm-4-worker-0", "training.kubeflow.org/job-name", "lm-4", "worker", "node-a",
+                "Running", "TFJob")};
+        pytorch.clear();
+        tf.clear();
+        volcano.clear();
+        pytorch[QByteArrayLiteral("resnet-1")] = json(R"({
+            "apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+            "metadata": {"name": "resnet-1", "namespace": "ml", "resourceVersion": "100",
+                         "creationTimestamp": "2024-01-01T00:00:00Z",
+                         "annotations": {"dl2.io/model": "resnet-50", "dl2.io/job-id": "1",
+                                         "dl2.io/total-epochs": "40", "dl2.io/done-epochs": "10"}},
+            "spec": {"elasticPolicy": {"minReplicas": 1, "maxReplicas": 8},
+                     "pytorchReplicaSpecs": {"Worker": {"replicas": 2}}},
+            "status": {"conditions": [{"type": "Running", "status": "True"}]}})");
+        pytorch[QByteArrayLiteral("adhoc-3")] = json(R"({
+            "kind": "PyTorchJob", "metadata": {"name": "adhoc-3", "namespace": "ml", "resourceVersion": "100"},
+            "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 1}}}})");
+        tf[QByteArrayLiteral("lm-4")] = json(R"({
+            "kind": "TFJob", "metadata": {"name": "lm-4", "namespace": "ml", "resourceVersion": "100",
+                "creationTimestamp": "2024-01-01T01:00:00Z", "annotations": {"dl2.io/job-id": "4"},
+                "labels": {"dl2.io/model": "wlm"}},
+            "spec": {"tfReplicaSpecs": {"PS": {"replicas": 1}, "Worker": {"replicas": 1}}}})");
+        volcano[QByteArrayLiteral("vgg-2")] = json(R"({
+            "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+            "metadata": {"name": "vgg-2", "namespace": "ml", "resourceVersion": "100",
+                         "creationTimestamp": "2024-01-01T00:30:00Z",
+                         "annotations": {"team": "vision", "dl2.io/model": "vgg-16", "dl2.io/job-id": "2"}},
+            "spec": {"minAvailable": 3, "tasks": [{"name": "ps", "replicas": 1}, {"name": "worker", "replicas": 2}]},
+            "status": {"state": {"phase": "Running"}}})");
+    }
+    template <typename F> auto locked(F f)
+    {
+        QMutexLocker lock(&m_lock);
+        return f();
+    }
+    int mutating()
+    {
+        QMutexLocker lock(&m_lock);
+        int n = 0;
+        for (const auto &r : requests)
+            n += r.method != "GET";
+        return n;
+    }
+
+    // Guarded by m_lock.
+    int conflictsToInject = 0;
+    bool tfInstalled = true;
+    std::vector<Request> requests;
+    QJsonArray nodes, pods;
+    QHash<QByteArray, QJsonObject> pytorch, tf, volcano;
+
+private:
+    static QJsonObject pod(const char *name, const char *jobLabel, const char *job,
+                           const char *role, const char *node, const char *phase, const char *owner)
+    {
+        QJsonObject labels{{QString::fromLatin1(jobLabel), QString::fromLatin1(job)}};
+        if (QByteArray(jobLabel).startsWith("volcano"))
+            labels.insert(QStringLiteral("volcano.sh/task-spec"), QString::fromLatin1(role));
+        else
+            labels.insert(QStringLiteral("training.kubeflow.org/replica-type"),
+                          QString::fromLatin1(role));
+        QJsonObject md{{QStringLiteral("name"), QString::fromLatin1(name)},
+                       {QStringLiteral("namespace"), QStringLiteral("ml")},
+                       {QStringLiteral("labels"), labels}};
+        if (*owner)
+            md.insert(
+                QStringLiteral("ownerReferences"),
+                QJsonArray{QJsonObject{{QStringLiteral("kind"), QString::fromLatin1(owner)}}});
+        const bool isPs = QByteArray(role) == "ps";
+        const QJsonObject resources{
+            {QStringLiteral("requests"),
+             QJsonObject{
+                 {QStringLiteral("cpu"), isPs ? QStringLiteral("1500m") : QStringLiteral("2")}}},
+            {QStringLiteral("limits"),
+             isPs ? QJsonObject{}
+                  : QJsonObject{{QStringLiteral("nvidia.com/gpu"), QStringLiteral("1")}}}};
+        QJsonObject spec{{QStringLiteral("containers"),
+                          QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("main")},
+                                                 {QStringLiteral("resources"), resources}}}}};
+        if (*node)
+            spec.insert(QStringLiteral("nodeName"), QString::fromLatin1(node));
+        return {{QStringLiteral("metadata"), md},
+                {QStringLiteral("spec"), spec},
+                {QStringLiteral("status"),
+                 QJsonObject{{QStringLiteral("phase"), QString::fromLatin1(phase)}}}};
+    }
+
+    void serve(QTcpSocket *s)
+    {
+        QByteArray &buf = m_buffers[s];
+        buf += s->readAll();
+        for (;;) {
+            const int end = buf.indexOf("\r\n\r\n");
+            if (end < 0)
+                return;
+            const QList<QByteArray> lines = buf.left(end).split('\n');
+            Request r;
+            const QList<QByteArray> first = lines.front().trimmed().split(' ');
+            r.method = first.value(0);
+            r.path = first.value(1);
+            QByteArray auth;
+            int length = 0;
+            for (const auto &l : lines.mid(1)) {
+                const int colon = l.indexOf(':');
+                const QByteArray key = l.left(colon).trimmed().toLower(),
+                                 value = l.mid(colon + 1).trimmed();
+                if (key == "content-length")
+                    length = value.toInt();
+                else if (key == "authorization")
+                    auth = value;
+                else if (key == "content-type")
+                    r.contentType = value;
+            }
+            if (buf.size() < end + 4 + length)
+                return;
+            r.body = buf.mid(end + 4, length);
+            buf.remove(0, end + 4 + length);
+            QMutexLocker lock(&m_lock);
+            requests.push_back(r);
+            if (auth != "Bearer good")
+                reply(s, 401, status(401, QStringLiteral("Unauthorized")));
+            else
+                route(s, r);
+        }
+    }
+    static QJsonObject status(int code, const QString &message)
+    {
+        return {{QStringLiteral("kind"), QStringLiteral("Status")},
+                {QStringLiteral("code"), code},
+                {QStringLiteral("message"), message}};
+    }
+    static void reply(QTcpSocket *s, int code, const QJsonObject &body)
+    {
+        const QByteArray payload = QJsonDocument(body).toJson(QJsonDocument::Compact);
+        s->write("HTTP/1.1 " + QByteArray::number(code) + " X\r\nContent-Type: application/json" +
+                 "\r\nContent-Length: " + QByteArray::number(payload.size()) + "\r\n\r\n" +
+                 payload);
+    }
+    static QJsonObject items(const QJsonArray &a)
+    {
+        return {{QStringLiteral("kind"), QStringLiteral("List")}, {QStringLiteral("items"), a}};
+    }
+    static QJsonArray values(const QHash<QByteArray, QJsonObject> &h)
+    {
+        QJsonArray a;
+        for (const auto &v : h)
+            a.append(v);
+        return a;
+    }
+    static QString rvOf(const QJsonObject &o)
+    {
+        return o[QStringLiteral("metadata")]
+            .toObject()[QStringLiteral("resourceVersion")]
+            .toString();
+    }
+    void bump(QJsonObject &o)
+    {
+        QJsonObject md = o[QStringLiteral("metadata")].toObject();
+        md.insert(QStringLiteral("resourceVersion"), QString::number(++m_rv));
+        o.insert(QStringLiteral("metadata"), md);
+    }
+    bool conflict(QTcpSocket *s, QJsonObject &o)
+    {
+        if (conflictsToInject <= 0)
+            return false;
+        --conflictsToInject;
+        bump(o);
+        reply(s, 409, status(409, QStringLiteral("the object has been modified")));
+        return true;
+    }
+    static void merge(QJsonObject &into, const QJsonObject &patch)
+    {
+        for (auto it = patch.begin(); it != patch.end(); ++it) {
+            if (it.value().isObject() && into.value(it.key()).isObject()) {
+                QJsonObject child = into.value(it.key()).toObject();
+                merge(child, it.value().toObject());
+                into.insert(it.key(), child);
+            } else {
+                into.insert(it.key(), it.value());
+            }
+        }
+    }
+
+    void route(QTcpSocket *s, const Request &r)
+    {
+        const QByteArray path =
+            r.path.left(r.path.indexOf('?') < 0 ? r.path.size() : r.path.indexOf('?'));
+        if (r.method == "GET" && path == "/api/v1/nodes")
+            return reply(s, 200, items(nodes));
+        if (r.method == "GET" && (path == "/api/v1/pods" || path == "/api/v1/namespaces/ml/pods")) {
+            const QString key =
+                QString::fromLatin1(r.path.mid(r.path.indexOf("labelSelector=") + 14));
+            QJsonArray out;
+            for (const auto &p : pods)
+                if (p[QStringLiteral("metadata")]
+                        .toObject()[QStringLiteral("labels")]
+                        .toObject()
+                        .contains(key))
+                    out.append(p);
+            return reply(s, 200, items(out));
+        }
+        for (const char *prefix :
+             {"/apis/kubeflow.org/v1", "/apis/kubeflow.org/v1/namespaces/ml"}) {
+            if (r.method == "GET" && path == QByteArray(prefix) + "/pytorchjobs")
+                return reply(s, 200, items(values(pytorch)));
+            if (r.method == "GET" && path == QByteArray(prefix) + "/tfjobs")
+                return tfInstalled
+                           ? reply(s, 200, items(values(tf)))
+                           : reply(s, 404,
+                                   status(404,
+                                          QStringLiteral(
+                                              "the server could not find the requested resource")));
+        }
+        for (const char *prefix : {"/apis/batch.volcano.sh/v1alpha1/jobs",
+                                   "/apis/batch.volcano.sh/v1alpha1/namespaces/ml/jobs"})
+            if (r.method == "GET" && path == prefix)
+                return reply(s, 200, items(values(volcano)));
+
+        static const QByteArray pt = "/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/";
+        static const QByteArray tfp = "/apis/kubeflow.org/v1/namespaces/ml/tfjobs/";
+        static const QByteArray vc = "/apis/batch.volcano.sh/v1alpha1/namespaces/ml/jobs/";
+        auto notFound = [&](const QByteArray &name) {
+            reply(s, 404,
+                  status(404, QStringLiteral("\"%1\" not found").arg(QString::fromLatin1(name))));
+        };
+        if (path.startsWith(pt)) {
+            QByteArray name = path.mid(pt.size());
+            const bool scale = name.endsWith("/scale");
+            if (scale)
+                name.chop(6);
+            if (!pytorch.contains(name))
+                return notFound(name);
+            QJsonObject &job = pytorch[name];
+            QJsonObject spec = job[QStringLiteral("spec")].toObject();
+            const int workers = spec[QStringLiteral("pytorchReplicaSpecs")]
+                                    .toObject()[QStringLiteral("Worker")]
+                                    .toObject()[QStringLiteral("replicas")]
+                                    .toInt();
+            if (r.method == "GET" && !scale)
+                return reply(s, 200, job);
+            if (r.method == "GET")
+                return reply(
+                    s, 200,
+                    QJsonObject{{QStringLiteral("kind"), QStringLiteral("Scale")},
+                                {QStringLiteral("metadata"),
+                                 QJsonObject{{QStringLiteral("resourceVersion"), rvOf(job)}}},
+                                {QStringLiteral("spec"),
+                                 QJsonObject{{QStringLiteral("replicas"), workers}}}});
+            if (r.method == "PUT" && scale) {
+                if (conflict(s, job))
+                    return;
+                const QJsonObject body = QJsonDocument::fromJson(r.body).object();
+                if (rvOf(body) != rvOf(job))
+                    return reply(s, 409,
+                                 status(409, QStringLiteral("the object has been modified")));
+                merge(job,
+                      QJsonObject{
+                          {QStringLiteral("spec"),
+                           QJsonObject{{QStringLiteral("pytorchReplicaSpecs"),
+                                        QJsonObject{{QStringLiteral("Worker"),
+                                                     QJsonObject{{QStringLiteral("replicas"),
+                                                                  body[QStringLiteral("spec")]
+                                                                      .toObject()[QStringLiteral(
+                                                                          "replicas")]}}}}}}}});
+                bump(job);
+                return reply(s, 200, body);
+            }
+            if (r.method == "PATCH" && r.contentType == "application/merge-patch+json") {
+                merge(job, QJsonDocument::fromJson(r.body).object());
+                bump(job);
+                return reply(s, 200, job);
+            }
+            return reply(s, 422, status(422, QStringLiteral("unsupported request")));
+        }
+        if (path.startsWith(tfp)) {
+            const QByteArray name = path.mid(tfp.size());
+            if (!tf.contains(name))
+                return notFound(name);
+            QJsonObject &job = tf[name];
+            if (r.method == "GET")
+                return reply(s, 200, job);
+            if (r.method != "PATCH" || r.contentType != "application/merge-patch+json")
+                return reply(s, 422, status(422, QStringLiteral("unsupported request")));
+            if (conflict(s, job))
+                return;
+            const QJsonObject patch = QJsonDocument::fromJson(r.body).object();
+            if (rvOf(patch) != rvOf(job))
+                return reply(s, 409, status(409, QStringLiteral("the object has been modified")));
+            merge(job, patch);
+            bump(job);
+            return reply(s, 200, job);
+        }
+        if (path.startsWith(vc)) {
+            const QByteArray name = path.mid(vc.size());
+            if (!volcano.contains(name))
+                return notFound(name);
+            QJsonObject &job = volcano[name];
+            if (r.method == "GET")
+                return reply(s, 200, job);
+            if (conflict(s, job))
+                return;
+            QJsonObject next = job;
+            for (const auto &v : QJsonDocument::fromJson(r.body).array()) {
+                const QJsonObject op = v.toObject();
+                const QString p = op[QStringLiteral("path")].toString();
+                const QString kind = op[QStringLiteral("op")].toString();
+                if (kind == QLatin1String("test")) {
+                    if (op[QStringLiteral("value")].toString() != rvOf(job))
+                        return reply(s, 409,
+                                     status(409, QStringLiteral("the object has been modified")));
+                } else if (p.endsWith(QLatin1String("/replicas"))) {
+                    const int i = p.section(QLatin1Char('/'), 3, 3).toInt();
+                    const int value = op[QStringLiteral("value")].toInt(-1);
+                    if (value > 100)
+                        return reply(
+                            s, 422,
+                            status(422, QStringLiteral("Job.batch.volcano.sh \"vgg-2\" is invalid: "
+                                                       "spec.tasks[%1].replicas: Invalid value: %2")
+                                            .arg(i)
+                                            .arg(value)));
+                    QJsonObject spec = next[QStringLiteral("spec")].toObject();
+                    QJsonArray tasks = spec[QStringLiteral("tasks")].toArray();
+                    QJsonObject t = tasks.at(i).toObject();
+                    t.insert(QStringLiteral("replicas"), value);
+                    tasks.replace(i, t);
+                    spec.insert(QStringLiteral("tasks"), tasks);
+                    next.insert(QStringLiteral("spec"), spec);
+                } else if (p == QLatin1String("/spec/minAvailable")) {
+                    merge(next, QJsonObject{{QStringLiteral("spec"),
+                                             QJsonObject{{QStringLiteral("minAvailable"),
+                                                          op[QStringLiteral("value")]}}}});
+                } else if (p == QLatin1String("/metadata/annotations")) {
+                    QJsonObject md = next[QStringLiteral("metadata")].toObject();
+                    md.insert(QStringLiteral("annotations"), op[QStringLiteral("value")]);
+                    next.insert(QStringLiteral("metadata"), md);
+                }
+            }
+            job = next;
+            bump(job);
+            return reply(s, 200, job);
+        }
+        reply(s, 404, status(404, QStringLiteral("not found")));
+    }
+
+    QThread m_thread;
+    QTcpServer *m_server = nullptr;
+    quint16 m_port = 0;
+    QMutex m_lock;
+    QHash<QTcpSocket *, QByteArray> m_buffers;
+    int m_rv = 100;
+};
+
+ResizeDecision decision(const std::string &id, int slot, int job, Allocation from, Allocation to)
+{
+    ResizeDecision d;
+    d.id = id;
+    d.slot = slot;
+    d.job = job;
+    d.from = std::move(from);
+    d.to = std::move(to);
+    return d;
+}
+
+const JobState *findJob(const ClusterView &v, int id, Allocation *target = nullptr)
+{
+    for (size_t i = 0; i < v.jobs.size(); ++i)
+        if (v.jobs[i].id == id) {
+            if (target)
+                *target = v.targets[i];
+            return &v.jobs[i];
+        }
+    return nullptr;
+}
+
+int annotationSlot(const QJsonObject &o)
+{
+    return o[QStringLiteral("metadata")]
+        .toObject()[QStringLiteral("annotations")]
+        .toObject()[QStringLiteral("dl2.io/last-decision-slot")]
+        .toString()
+        .toInt();
+}
+
+} // namespace
+
+class TestKubernetesConnector : public QObject
+{
+    Q_OBJECT
+private:
+    FakeKube m_api;
+    std::unique_ptr<KubernetesConnector>
+    connector(bool dryRun = false, const std::string &token = "good",
+              std::function<void(const std::string &)> printer = {})
+    {
+        KubernetesConnectorOptions o;
+        o.credentials.server = m_api.url();
+        o.credentials.token = token;
+        o.credentials.origin = "test credentials";
+        o.ns = "ml";
+        o.dryRun = dryRun;
+        o.pollMs = 0;
+        o.timeoutMs = 5000;
+        o.printer = std::move(printer);
+        return std::make_unique<KubernetesConnector>(o);
+    }
+    static std::string write(const QTemporaryDir &dir, const char *name, const std::string &text)
+    {
+        const std::string path = dir.filePath(QString::fromLatin1(name)).toStdString();
+        QFile f(QString::fromStdString(path));
+        f.open(QIODevice::WriteOnly);
+        f.write(text.data(), static_cast<qint64>(text.size()));
+        return path;
+    }
+
+private Q_SLOTS:
+    void init() { m_api.reset(); }
+
+    void snapshotFromNodesPodsAndJobs()
+    {
+        auto k = connector();
+        const ClusterView v = k->snapshot();
+        QCOMPARE(v.nodes, 3);
+        QCOMPARE(v.nodeCapacity, (Demand{16, 8})); // 16 cores x 1, 2 GPUs x 4; node-c cordoned
+        QVERIFY(!v.done);
+        QCOMPARE(v.totalJobs, 3);
+        Allocation target;
+        const JobState *resnet = findJob(v, 1, &target);
+        QVERIFY(resnet);
+        QCOMPARE(resnet->status, JobStatus::Running); // workers only: a PyTorchJob has no PS
+        QCOMPARE(resnet->workers, 2);
+        QCOMPARE(resnet->ps, 0);
+        QCOMPARE(resnet->tasks.size(), size_t(2));
+        QCOMPARE(resnet->usage, (Demand{4, 8}));
+        QCOMPARE(resnet->totalEpochs, 40.0);
+        QCOMPARE(resnet->doneEpochs, 10.0);
+        QCOMPARE(resnet->arrivalSlot, 1704067200 / 1200);
+        QCOMPARE(target.workers, 2);
+        const JobState *vgg = findJob(v, 2, &target);
+        QVERIFY(vgg);
+        QCOMPARE(vgg->ps, 1);
+        QCOMPARE(vgg->workers, 1); // the second worker is Pending
+        QCOMPARE(vgg->status, JobStatus::Running);
+        QCOMPARE(target.ps, 1);
+        QCOMPARE(target.workers, 2);
+        // Placement: nodes sorted by name (node-a = 0).
+        QCOMPARE(vgg->tasks.front().node, 0);
+        QCOMPARE(vgg->tasks.front().role, TaskRole::Ps);
+        const JobState *lm = findJob(v, 4);
+        QVERIFY(lm);
+        QCOMPARE(lm->ps, 1);
+        QCOMPARE(lm->workers, 1);
+        const KubernetesClusterState s = k->clusterState();
+        QCOMPARE(s.nodes[0].name, std::string("node-a"));
+        QCOMPARE(s.nodes[0].usage, (Demand{7, 8})); // 2 + 1.5 + 1.5 + 2 cores, 2 GPUs
+        QCOMPARE(s.nodes[2].capacity, (Demand{7, 0}));
+        QVERIFY(!s.nodes[2].schedulable);
+        QCOMPARE(s.unmanaged.size(), size_t(1));
+        QVERIFY2(s.unmanaged[0].find("adhoc-3: no dl2.io/model") != std::string::npos,
+                 s.unmanaged[0].c_str());
+    }
+
+    void missingCrdIsSkipped()
+    {
+        m_api.locked([&] { return m_api.tfInstalled = false; });
+        auto k = connector();
+        const ClusterView v = k->snapshot();
+        QCOMPARE(v.totalJobs, 2);
+        QVERIFY(!findJob(v, 4));
+    }
+
+    void eventsFromSuccessiveReads()
+    {
+        auto k = connector();
+        auto events = k->events(0);
+        QCOMPARE(events.size(), size_t(3));
+        for (const auto &e : events)
+            QCOMPARE(e.kind, ClusterEvent::Kind::Arrival);
+        const std::int64_t last = events.back().seq;
+        m_api.locked([&] {
+            QJsonObject &vgg = m_api.volcano[QByteArrayLiteral("vgg-2")];
+            vgg.insert(QStringLiteral("status"), json(R"({"state": {"phase": "Completed",
+                "lastTransitionTime": "2024-01-02T00:00:00Z"}})"));
+            QJsonObject &resnet = m_api.pytorch[QByteArrayLiteral("resnet-1")];
+            QJsonObject md = resnet[QStringLiteral("metadata")].toObject();
+            QJsonObject ann = md[QStringLiteral("annotations")].toObject();
+            ann.insert(QStringLiteral("dl2.io/done-epochs"), QStringLiteral("12.5"));
+            md.insert(QStringLiteral("annotations"), ann);
+            resnet.insert(QStringLiteral("metadata"), md);
+            return 0;
+        });
+        k->refresh();
+        events = k->events(last);
+        QCOMPARE(events.size(), size_t(2));
+        QCOMPARE(events[0].kind, ClusterEvent::Kind::Progress);
+        QCOMPARE(events[0].job, 1);
+        QCOMPARE(events[0].doneEpochs, 12.5);
+        QCOMPARE(events[1].kind, ClusterEvent::Kind::Completion);
+        QCOMPARE(events[1].job, 2);
+        QCOMPARE(events[1].slot, 1704153600 / 1200);
+        QCOMPARE(k->snapshot().finished, 1);
+        k->refresh();
+        QVERIFY(k->events(events.back().seq).empty()); // nothing new
+    }
+
+    void applyRetriesConflictAndIsIdempotent()
+    {
+        auto k = connector();
+        k->snapshot();
+        m_api.locked([&] { return m_api.conflictsToInject = 1; });
+        const auto d = decision("run/9/1", 9, 1, {0, 2, {}}, {0, 4, {}});
+        auto acks = k->apply({d});
+        QCOMPARE(acks.size(), size_t(1));
+        QVERIFY2(acks[0].status == Acknowledgment::Status::Applied, acks[0].message.c_str());
+        int puts = 0;
+        m_api.locked([&] {
+            for (const auto &r : m_api.requests)
+                puts += r.method == "PUT";
+            return 0;
+        });
+        QCOMPARE(puts, 2); // 409, then success
+        QCOMPARE(annotationSlot(
+                     m_api.locked([&] { return m_api.pytorch[QByteArrayLiteral("resnet-1")]; })),
+                 9);
+        QCOMPARE(k->snapshot().targets.size(), size_t(3));
+        Allocation target;
+        findJob(k->snapshot(), 1, &target);
+        QCOMPARE(target.workers, 4);
+        // The same id again: no request at all.
+        const int writes = m_api.mutating();
+        acks = k->apply({d});
+        QCOMPARE(acks[0].status, Acknowledgment::Status::Duplicate);
+        QCOMPARE(m_api.mutating(), writes);
+        auto record = k->appliedRecord();
+        QCOMPARE(record.size(), size_t(1));
+        QCOMPARE(record[0].applyCount, 1);
+        QCOMPARE(record[0].duplicateReceipts, 1);
+        bool appliedEvent = false;
+        for (const auto &e : k->events(0))
+            appliedEvent |= e.kind == ClusterEvent::Kind::Applied && e.decisionId == "run/9/1";
+        QVERIFY(appliedEvent);
+        // A restarted agent: the annotation on the job answers.
+        k = connector();
+        acks = k->apply({d});
+        QCOMPARE(acks[0].status, Acknowledgment::Status::Duplicate);
+        QCOMPARE(m_api.mutating(), writes);
+        record = k->appliedRecord();
+        QCOMPARE(record[0].applyCount, 0);
+    }
+
+    void goneInvalidAndTfJob()
+    {
+        auto k = connector();
+        k->snapshot();
+        m_api.locked([&] { return m_api.pytorch.remove(QByteArrayLiteral("resnet-1")); });
+        const auto acks = k->apply({decision("run/9/1", 9, 1, {0, 2, {}}, {0, 3, {}}),
+                                    decision("run/9/2", 9, 2, {1, 1, {}}, {1, 200, {}}),
+                                    decision("run/9/4", 9, 4, {1, 1, {}}, {2, 3, {}}),
+                                    decision("run/9/77", 9, 77, {1, 1, {}}, {2, 3, {}})});
+        QCOMPARE(acks[0].status, Acknowledgment::Status::Invalid);
+        QVERIFY2(acks[0].message.rfind("job gone", 0) == 0, acks[0].message.c_str());
+        QCOMPARE(acks[1].status, Acknowledgment::Status::Invalid); // 422 with the API's message
+        QVERIFY2(acks[1].message.find("spec.tasks[1].replicas: Invalid value: 200") !=
+                     std::string::npos,
+                 acks[1].message.c_str());
+        QVERIFY2(acks[2].status == Acknowledgment::Status::Applied, acks[2].message.c_str());
+        QVERIFY2(acks[2].message.find("no live resize") != std::string::npos,
+                 acks[2].message.c_str());
+        const QJsonObject lm = m_api.locked([&] { return m_api.tf[QByteArrayLiteral("lm-4")]; });
+        const QJsonObject specs =
+            lm[QStringLiteral("spec")].toObject()[QStringLiteral("tfReplicaSpecs")].toObject();
+        QCOMPARE(specs[QStringLiteral("PS")].toObject()[QStringLiteral("replicas")].toInt(), 2);
+        QCOMPARE(specs[QStringLiteral("Worker")].toObject()[QStringLiteral("replicas")].toInt(), 3);
+        QCOMPARE(acks[3].status, Acknowledgment::Status::Invalid);
+        QVERIFY2(acks[3].message.rfind("job gone", 0) == 0, acks[3].message.c_str());
+        QCOMPARE(k->appliedRecord().size(), size_t(1));
+    }
+
+    void wrongTokenIsAClearError()
+    {
+        auto k = connector(false, "bad");
+        try {
+            k->snapshot();
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QVERIFY2(QByteArray(e.what()).contains("401 Unauthorized"), e.what());
+            QVERIFY2(QByteArray(e.what()).contains("test credentials"), e.what());
+        }
+        try {
+            k->apply({decision("run/9/1", 9, 1, {0, 2, {}}, {0, 3, {}})});
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QVERIFY2(QByteArray(e.what()).contains("401"), e.what());
+        }
+        QVERIFY(k->appliedRecord().empty());
+    }
+
+    void dryRunPrintsAndSendsNoWrite()
+    {
+        std::string printed;
+        std::mutex lock;
+        auto k = connector(true, "good", [&](const std::string &t) {
+            std::lock_guard g(lock);
+            printed += t;
+        });
+        const auto acks = k->apply({decision("run/9/1", 9, 1, {0, 2, {}}, {0, 4, {}}),
+                                    decision("run/9/4", 9, 4, {1, 1, {}}, {2, 3, {}})});
+        QVERIFY2(acks[0].status == Acknowledgment::Status::Applied, acks[0].message.c_str());
+        QVERIFY(acks[0].message.find("dry run") != std::string::npos);
+        QCOMPARE(m_api.mutating(), 0);
+        QVERIFY(m_api.locked([&] { return m_api.requests.size(); }) > 0); // reads happened
+        std::lock_guard g(lock);
+        QVERIFY2(printed.find("PUT " + m_api.url() +
+                              "/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/resnet-1/scale\n") !=
+                     std::string::npos,
+                 printed.c_str());
+        QVERIFY(printed.find(R"("spec":{"replicas":4})") != std::string::npos);
+        QVERIFY(printed.find("PATCH " + m_api.url() +
+                             "/apis/kubeflow.org/v1/namespaces/ml/tfjobs/lm-4\n") !=
+                std::string::npos);
+        QVERIFY(printed.find("Authorization: Bearer <redacted>") != std::string::npos);
+        QVERIFY(printed.find("good") == std::string::npos);
+    }
+
+    void advanceSlotFollowsTheClock()
+    {
+        KubernetesConnectorOptions o;
+        o.credentials.server = m_api.url();
+        o.credentials.token = "good";
+        o.slotSeconds = 1.0;
+        o.pollMs = 0;
+        KubernetesConnector k(o);
+        const int slot = k.nextSlot();
+        QVERIFY(!k.advanceSlot(slot - 1)); // already over
+        QVERIFY(k.advanceSlot(slot));
+        QVERIFY(k.nextSlot() > slot);
+    }
+
+    void pollFeedsWaitingWatchers()
+    {
+        KubernetesConnectorOptions o;
+        o.credentials.server = m_api.url();
+        o.credentials.token = "good";
+        o.pollMs = 50;
+        KubernetesConnector k(o);
+        const auto events = k.waitForEvents(0, std::chrono::milliseconds(3000));
+        QCOMPARE(events.size(), size_t(3)); // arrivals, without anyone asking for a snapshot
+    }
+
+    void kubeconfigTokenUser()
+    {
+        QTemporaryDir dir;
+        write(dir, "ca.pem", "-----BEGIN CERTIFICATE-----\nCA\n-----END CERTIFICATE-----\n");
+        const std::string path = write(dir, "config", R"(# a kubeconfig as kubectl writes it
+apiVersion: v1
+kind: Config
+preferences: {}
+clusters:
+- cluster:
+    certificate-authority: ca.pem   # relative to this file
+    server: "https://10.0.0.1:6443"
+  name: prod
+- name: other
+  cluster:
+    server: https://other:6443
+    insecure-skip-tls-verify: true
+contexts:
+- context:
+    cluster: prod
+    namespace: ml
+    user: alice
+  name: prod-alice
+current-context: 'prod-alice'
+users:
+- name: alice
+  user:
+    token: s3cr3t
+- name: bob
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws
+      args:
+      - eks
+      - get-token
+)");
+        const KubernetesCredentials c = loadKubeconfig(path);
+        QCOMPARE(c.server, std::string("https://10.0.0.1:6443"));
+        QCOMPARE(c.token, std::string("s3cr3t"));
+        QCOMPARE(c.ns, std::string("ml"));
+        QVERIFY(c.caPem.find("CA") != std::string::npos);
+        QVERIFY(!c.insecureSkipTlsVerify);
+        QVERIFY(c.origin.find("context prod-alice, user alice") != std::string::npos);
+    }
+
+    void kubeconfigClientCertUser()
+    {
+        QTemporaryDir dir;
+        const QByteArray cert = "-----BEGIN CERTIFICATE-----\nCERT\n-----END CERTIFICATE-----\n";
+        const std::string path = write(dir, "config",
+                                       R"(apiVersion: v1
+clusters:
+  - name: kind
+    cluster:
+      server: https://127.0.0.1:40000
+      insecure-skip-tls-verify: true
+contexts:
+  - name: kind
+    context: {cluster: kind, user: admin}
+  - name: kind2
+    context:
+      cluster: kind
+      user: admin
+current-context: kind2
+users:
+  - name: admin
+    user:
+      client-certificate-data: )" + cert.toBase64().toStdString() +
+                                           R"(
+      client-key: key.pem
+)");
+        write(dir, "key.pem", "-----BEGIN PRIVATE KEY-----\nKEY\n-----END PRIVATE KEY-----\n");
+        const KubernetesCredentials c = loadKubeconfig(path);
+        QCOMPARE(c.server, std::string("https://127.0.0.1:40000"));
+        QVERIFY(c.insecureSkipTlsVerify);
+        QCOMPARE(QByteArray::fromStdString(c.clientCertPem), cert);
+        QVERIFY(c.clientKeyPem.find("KEY") != std::string::npos);
+        QVERIFY(c.token.empty());
+        QVERIFY(c.ns.empty());
+    }
+
+    void kubeconfigErrors_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("expected");
+        const QString head =
+            QStringLiteral("clusters:\n- name: c\n  cluster:\n    server: https://x:6443\n"
+                           "contexts:\n- name: k\n  context:\n    cluster: c\n    user: u\n");
+        QTest::newRow("no current-context") << head << QStringLiteral("current-context is missing");
+        QTest::newRow("unknown context") << head + QStringLiteral("current-context: nope\n")
+                                         << QStringLiteral("contexts: no entry named 'nope'");
+        QTest::newRow("cert without key")
+            << head + QStringLiteral("current-context: k\nusers:\n- name: u\n  user:\n"
+                                     "    client-certificate-data: QUJD\n")
+            << QStringLiteral("users[name=u].user.client-key-data (or client-key) is missing");
+        QTest::newRow("bad base64")
+            << head + QStringLiteral("current-context: k\nusers:\n- name: u\n  user:\n"
+                                     "    token: t\n    client-certificate-data: '***'\n"
+                                     "    client-key-data: QUJD\n")
+            << QStringLiteral("users[name=u].user.client-certificate-data is not valid base64");
+        QTest::newRow("exec plugin")
+            << head + QStringLiteral("current-context: k\nusers:\n- name: u\n  user:\n"
+                                     "    exec:\n      command: gke-gcloud-auth-plugin\n")
+            << QStringLiteral("users[name=u].user.exec: credential plugins are not supported");
+        QTest::newRow("no server")
+            << QStringLiteral(
+                   "clusters:\n- name: c\n  cluster:\n    insecure-skip-tls-verify: true\n"
+                   "contexts:\n- name: k\n  context:\n    cluster: c\n"
+                   "current-context: k\n")
+            << QStringLiteral("clusters[name=c].cluster.server is missing");
+        QTest::newRow("bad indentation")
+            << QStringLiteral("clusters:\n- name: c\n    bad: indent\n")
+            << QStringLiteral(":3: unexpected indentation");
+    }
+    void kubeconfigErrors()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const std::string path = write(dir, "broken-config", text.toStdString());
+        try {
+            loadKubeconfig(path);
+            QFAIL("no error");
+        } catch (const Error &e) {
+            const QString message = QString::fromUtf8(e.what());
+            QVERIFY2(message.contains(QString::fromStdString(path)), e.what()); // names the file
+            QVERIFY2(message.contains(expected), e.what());                     // and the key
+        }
+        try {
+            loadKubeconfig(dir.filePath(QStringLiteral("missing")).toStdString());
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QVERIFY2(QByteArray(e.what()).contains("missing"), e.what());
+        }
+    }
+
+    void inClusterServiceAccount()
+    {
+        QTemporaryDir dir;
+        write(dir, "token", "sa-token\n");
+        write(dir, "ca.crt", "-----BEGIN CERTIFICATE-----\nSA\n-----END CERTIFICATE-----\n");
+        write(dir, "namespace", "training\n");
+        const std::string sa = dir.path().toStdString();
+        const KubernetesCredentials c = loadInCluster(sa, "10.96.0.1", "443");
+        QCOMPARE(c.server, std::string("https://10.96.0.1:443"));
+        QCOMPARE(c.token, std::string("sa-token"));
+        QCOMPARE(c.tokenFile, sa + "/token"); // re-read per request (rotation)
+        QCOMPARE(c.ns, std::string("training"));
+        QVERIFY(c.caPem.find("SA") != std::string::npos);
+        QCOMPARE(loadInCluster(sa, "fd00::1", "6443").server,
+                 std::string("https://[fd00::1]:6443"));
+        QFile::remove(QString::fromStdString(sa + "/token"));
+        try {
+            loadInCluster(sa, "10.96.0.1", "443");
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QVERIFY2(QByteArray(e.what()).contains(QByteArray::fromStdString(sa + "/token")),
+                     e.what());
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(TestKubernetesConnector)
+#include "tst_kubernetesconnector.moc"
