@@ -110,8 +110,16 @@ void Simulator::step(Scheduler &scheduler)
     for (size_t k = 0; k < m_nextArrival; ++k) {
         const int i = m_arrivalOrder[k];
         JobState &j = m_jobs[i];
-        if (j.status == JobStatus::Finished)
+        if (j.status == JobStatus::Finished) {
+            // A job shows its allocation in the slot it finished, none afterwards.
+            if (!j.tasks.empty() || j.workers || j.ps) {
+                j.workers = j.ps = 0;
+                j.tasks.clear();
+                j.usage = {0, 0};
+                j.speed = j.epochsThisSlot = 0.0;
+            }
             continue;
+        }
         j.prevWorkers = j.workers;
         j.prevPs = j.ps;
         j.workers = j.ps = 0;
