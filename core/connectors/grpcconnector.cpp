@@ -32,10 +32,14 @@ struct GrpcConnector::Impl
 
 namespace {
 
+// Every RPC of the agent is idempotent (Apply by decision id, AdvanceSlot by the slot it
+// expects), so transport failures are retried. UNKNOWN is what a client sees when the agent
+// dies in the middle of a call ("Stream removed"), so it counts as a transport failure too.
 bool retryable(grpc::StatusCode code)
 {
     return code == grpc::StatusCode::UNAVAILABLE || code == grpc::StatusCode::DEADLINE_EXCEEDED ||
-           code == grpc::StatusCode::RESOURCE_EXHAUSTED || code == grpc::StatusCode::ABORTED;
+           code == grpc::StatusCode::RESOURCE_EXHAUSTED || code == grpc::StatusCode::ABORTED ||
+           code == grpc::StatusCode::UNKNOWN;
 }
 
 const char *codeName(grpc::StatusCode code)

@@ -109,10 +109,11 @@ QStringList operateArgs(const QString &dir, const QString &address, int slotCoun
 Run finish(QProcess &p, int timeoutMs = 120'000)
 {
     Run r;
-    if (!p.waitForFinished(timeoutMs)) {
+    // waitForFinished() is false for a process that has already finished, too.
+    if (p.state() != QProcess::NotRunning && !p.waitForFinished(timeoutMs)) {
         p.kill();
         p.waitForFinished(5'000);
-        r.err = "timed out";
+        r.err = "timed out; its stderr: " + p.readAllStandardError().right(4000);
         return r;
     }
     r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
