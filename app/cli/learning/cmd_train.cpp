@@ -1,0 +1,244 @@
+// dl2 train sl|rl: supervised warm-up from a teacher, then reinforcement learning.
+// Ctrl-C stops cleanly: the last good (best-on-validation) checkpoint stays in place.
+#include "command.h"
+#include "common.h"
+#include "progressbar.h"
+
+#include "checkpoint.h"
+#include "error.h"
+#include "learner.h"
+#include "rltrainer.h"
+#include "sltrainer.h"
+
+#include <QStringList>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+
+namespace dl2::cli {
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+
+extern "C" void onSigint(int)
+{
+    g_stop = true;
+    std::signal(SIGINT, SIG_DFL); // a second Ctrl-C kills
+}
+
+QString opt(const char *name) { return QString::fromLatin1(name); }
+
+void addCommonTrainOptions(QCommandLineParser &p)
+{
+    p.addHelpOption();
+    p.addOption({opt("scenario"), opt("Scenario to train on (default dl2-reference)."), opt("NAME"), opt("dl2-reference")});
+    p.addOption({opt("policy"), opt("Policy kind: dl2 (faithful) or dl2-plus (default dl2)."), opt("KIND"), opt("dl2")});
+    p.addOption({opt("steps"), opt("Number of updates."), opt("N")});
+    p.addOption({opt("seed"), opt("Seed of network initialisation and sampling (default 1)."), opt("N"), opt("1")});
+    p.addOption({{opt("o"), opt("output")}, opt("Checkpoint to write (best on validation)."), opt("CKPT")});
+    p.addOption({opt("val-seeds"), opt("Validation trace seeds (default 100-109)."), opt("A-B"), opt("100-109")});
+    p.addOption({opt("train-seed-base"), opt("First training trace seed (default 1000)."), opt("N"), opt("1000")});
+    p.addOption({opt("validate-every"), opt("Validate every N updates."), opt("N")});
+    p.addOption({opt("threads"), opt("Threads for validation runs (default 1)."), opt("N"), opt("1")});
+    p.addOption({opt("lr"), opt("Adam learning rate."), opt("X")});
+    p.addOption({opt("batch"), opt("Batch size (default 256)."), opt("N"), opt("256")});
+    p.addOption({opt("buffer"), opt("Sample / replay buffer size (default 8192)."), opt("N"), opt("8192")});
+    p.addOption({opt("hidden"), opt("Hidden layer sizes H1,H2 (fresh networks)."), opt("H1,H2")});
+    p.addOption({opt("raw-type"), opt("dl2: feed the raw type id (reference code) instead of one-hot (paper).")});
+    p.addOption({opt("normalise"), opt("dl2: normalise features (not in the reference).")});
+    p.addOption({opt("weights-only"), opt("Do not store the optimizer state (small files for shipping).")});
+}
+
+std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKind kind, const std::string &scenario)
+{
+    if (!p.isSet(opt("hidden")) && !p.isSet(opt("raw-type")) && !p.isSet(opt("normalise")))
+        return std::nullopt;
+    PolicySpec s = defaultSpec(kind, scenarioByName(scenario).window, 8);
+    if (p.isSet(opt("hidden"))) {
+        const QStringList parts = p.value(opt("hidden")).split(QLatin1Char(','));
+        bool ok1 = false, ok2 = false;
+        if (parts.size() == 2) {
+            s.hidden1 = parts[0].toInt(&ok1);
+            s.hidden2 = parts[1].toInt(&ok2);
+        }
+        if (!ok1 || !ok2 || s.hidden1 < 1 || s.hidden2 < 1 || s.hidden1 > 4096 || s.hidden2 > 4096)
+            throw Error("--hidden: expected H1,H2 (1-4096), got '" + p.value(opt("hidden")).toStdString() + "'");
+    }
+    if (p.isSet(opt("raw-type")))
+        s.features.oneHotType = false;
+    if (p.isSet(opt("normalise")))
+        s.features.normalise = true;
+    return s;
+}
+
+std::vector<std::uint64_t> seedsOption(const QCommandLineParser &p, const char *name)
+{
+    const auto seeds = parseSeeds(p.value(opt(name)));
+    if (seeds.empty())
+        throw Error(std::string("--") + name + ": no seeds");
+    return seeds;
+}
+
+void printResult(const TrainResult &r)
+{
+    std::printf("best validation avg JCT %.3f slots at step %lld%s\n", r.bestValidationAvgJct,
+                r.bestStep, r.cancelled ? " (stopped by Ctrl-C)" : "");
+    if (r.teacherValidationAvgJct > 0)
+        std::printf("teacher validation avg JCT %.3f slots; agreement %.3f (chance %.3f); within 5%% of teacher after %.1f s\n",
+                    r.teacherValidationAvgJct, r.agreement, r.chanceAgreement, r.secondsToTeacher5);
+    if (!r.checkpoint.empty())
+        std::printf("checkpoint %s (curves: %s.curves.csv/.json)\n", r.checkpoint.c_str(), r.checkpoint.c_str());
+}
+
+TrainProgress progressTo(ProgressBar &bar)
+{
+    return [&bar](long long step, long long, const CurvePoint &p) {
+        char extra[160];
+        if (p.validationAvgJct >= 0)
+            std::snprintf(extra, sizeof extra, "loss %.4f val-jct %.3f", p.trainLoss, p.validationAvgJct);
+        else
+            std::snprintf(extra, sizeof extra, "loss %.4f", p.trainLoss);
+        bar.update(step, extra);
+    };
+}
+
+int runSl(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(opt("Supervised warm-up: imitate a teacher scheduler (spec section 6)."));
+    addCommonTrainOptions(p);
+    p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf or optimus (default drf)."), opt("NAME"), opt("drf")});
+    p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining."), opt("ORDER"), opt("auto")});
+    int code = 0;
+    if (!parseOrExit(p, args, code))
+        return code;
+    return guarded("train sl", [&] {
+        SlOptions o;
+        o.scenario = p.value(opt("scenario")).toStdString();
+        scenarioByName(o.scenario);
+        o.kind = policyKindFromString(p.value(opt("policy")).toStdString());
+        o.teacher = p.value(opt("teacher")).toStdString();
+        if (o.teacher != "drf" && o.teacher != "fifo" && o.teacher != "srtf" && o.teacher != "optimus")
+            throw Error("--teacher: expected drf, fifo, srtf or optimus, got '" + o.teacher + "'");
+        o.teacherOrder = p.value(opt("teacher-order")).toStdString();
+        o.spec = specFromOptions(p, o.kind, o.scenario);
+        if (p.isSet(opt("steps")))
+            o.steps = parsePositiveInt(p, opt("steps"), 1, 100000000);
+        o.seed = std::uint64_t(parsePositiveInt(p, opt("seed"), 0, 2000000000));
+        o.validationSeeds = seedsOption(p, "val-seeds");
+        o.trainSeedBase = std::uint64_t(parsePositiveInt(p, opt("train-seed-base"), 0, 2000000000));
+        if (p.isSet(opt("validate-every")))
+            o.validateEvery = parsePositiveInt(p, opt("validate-every"), 1, 100000000);
+        o.threads = parsePositiveInt(p, opt("threads"), 1, 256);
+        if (p.isSet(opt("lr")))
+            o.learningRate = parseDouble(p, opt("lr"), 1e-9, 1.0);
+        o.batchSize = parsePositiveInt(p, opt("batch"), 1, 65536);
+        o.bufferSize = parsePositiveInt(p, opt("buffer"), 1, 10000000);
+        o.saveOptimizer = !p.isSet(opt("weights-only"));
+        if (!p.isSet(opt("o")))
+            throw Error("-o CKPT is required");
+        o.output = p.value(opt("o")).toStdString();
+        setTorchThreads(1);
+        std::signal(SIGINT, onSigint);
+        ProgressBar bar("train sl", o.steps, "steps");
+        const TrainResult r = SlTrainer(o).run(progressTo(bar), &g_stop);
+        bar.finish();
+        printResult(r);
+        return 0;
+    });
+}
+
+int runRl(const QStringList &args)
+{
+    QCommandLineParser p;
+    p.setApplicationDescription(opt("Reinforcement learning (actor-critic, replay, job-aware exploration)."));
+    addCommonTrainOptions(p);
+    p.addOption({opt("init"), opt("Start from this checkpoint (e.g. the SL warm-up)."), opt("CKPT")});
+    p.addOption({opt("envs"), opt("Parallel simulation environments (default 1)."), opt("N"), opt("1")});
+    p.addOption({opt("ablation"), opt("no-value, no-exploration, no-replay, per-action-reward (repeat or comma-separate)."), opt("NAME")});
+    p.addOption({opt("replay"), opt("uniform (default), prioritised or none."), opt("MODE"), opt("uniform")});
+    p.addOption({opt("entropy"), opt("Entropy bonus weight (default 0.1)."), opt("X")});
+    p.addOption({opt("epsilon"), opt("Job-aware exploration probability (default 0.4)."), opt("X")});
+    p.addOption({opt("discount"), opt("Discount across slots (default 0.9; 0 = per-slot bandit)."), opt("X")});
+    p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 300)."), opt("N")});
+    p.addOption({opt("reward"), opt("progress (reference) or unfinished (minus unfinished jobs per slot); default: dl2 progress, dl2-plus unfinished."), opt("KIND")});
+    int code = 0;
+    if (!parseOrExit(p, args, code))
+        return code;
+    return guarded("train rl", [&] {
+        RlOptions o;
+        o.scenario = p.value(opt("scenario")).toStdString();
+        scenarioByName(o.scenario);
+        o.kind = policyKindFromString(p.value(opt("policy")).toStdString());
+        o.init = p.value(opt("init")).toStdString();
+        if (!o.init.empty()) {
+            // The kind comes from the file.
+            const Checkpoint c = readCheckpoint(o.init);
+            o.kind = c.spec.kind;
+        }
+        o.spec = specFromOptions(p, o.kind, o.scenario);
+        if (p.isSet(opt("steps")))
+            o.steps = parsePositiveInt(p, opt("steps"), 1, 100000000);
+        o.seed = std::uint64_t(parsePositiveInt(p, opt("seed"), 0, 2000000000));
+        o.envs = parsePositiveInt(p, opt("envs"), 1, 64);
+        for (const QString &v : p.values(opt("ablation")))
+            for (const auto &a : parseList(v))
+                o.ablations.push_back(a);
+        checkAblations(o.ablations);
+        o.replay = replayModeFromString(p.value(opt("replay")).toStdString());
+        if (p.isSet(opt("entropy")))
+            o.entropyWeight = parseDouble(p, opt("entropy"), 0.0, 100.0);
+        if (p.isSet(opt("epsilon")))
+            o.epsilon = parseDouble(p, opt("epsilon"), 0.0, 1.0);
+        if (p.isSet(opt("discount")))
+            o.discount = parseDouble(p, opt("discount"), 0.0, 1.0);
+        if (p.isSet(opt("critic-warmup")))
+            o.criticWarmup = parsePositiveInt(p, opt("critic-warmup"), 0, 100000000);
+        if (p.isSet(opt("reward"))) {
+            const QString r = p.value(opt("reward"));
+            if (r != opt("progress") && r != opt("unfinished"))
+                throw Error("--reward: expected progress or unfinished, got '" + r.toStdString() + "'");
+            o.unfinishedJobsReward = r == opt("unfinished");
+        }
+        o.validationSeeds = seedsOption(p, "val-seeds");
+        o.trainSeedBase = std::uint64_t(parsePositiveInt(p, opt("train-seed-base"), 0, 2000000000));
+        if (p.isSet(opt("validate-every")))
+            o.validateEvery = parsePositiveInt(p, opt("validate-every"), 1, 100000000);
+        o.threads = parsePositiveInt(p, opt("threads"), 1, 256);
+        if (p.isSet(opt("lr")))
+            o.learningRate = parseDouble(p, opt("lr"), 1e-9, 1.0);
+        o.batchSize = parsePositiveInt(p, opt("batch"), 1, 65536);
+        o.bufferSize = parsePositiveInt(p, opt("buffer"), 1, 10000000);
+        o.saveOptimizer = !p.isSet(opt("weights-only"));
+        if (!p.isSet(opt("o")))
+            throw Error("-o CKPT is required");
+        o.output = p.value(opt("o")).toStdString();
+        setTorchThreads(1);
+        std::signal(SIGINT, onSigint);
+        ProgressBar bar("train rl", o.steps, "steps");
+        const TrainResult r = RlTrainer(o).run(progressTo(bar), &g_stop);
+        bar.finish();
+        printResult(r);
+        return 0;
+    });
+}
+
+int runTrain(const QStringList &args)
+{
+    if (args.size() < 2 || (args[1] != opt("sl") && args[1] != opt("rl"))) {
+        std::fprintf(stderr, "Usage: dl2 train sl|rl [options]   (dl2 train sl --help)\n");
+        return args.size() >= 2 && (args[1] == opt("--help") || args[1] == opt("-h")) ? 0 : kExitBadInput;
+    }
+    QStringList sub = args.mid(1);
+    sub[0] = args[0] + QLatin1Char(' ') + args[1];
+    return args[1] == opt("sl") ? runSl(sub) : runRl(sub);
+}
+
+} // namespace
+
+static CommandRegistration registration{
+    {"train", "train the learned scheduler (sl: imitate a teacher, rl: reinforcement learning)", runTrain}};
+
+} // namespace dl2::cli

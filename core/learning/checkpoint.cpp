@@ -1,0 +1,211 @@
+#include "checkpoint.h"
+
+#include "checkpoint.pb.h"
+#include "error.h"
+#include "fileio.h"
+
+#include <QFile>
+
+#include <cstring>
+
+namespace dl2 {
+
+namespace {
+
+constexpr char kMagic[8] = {'D', 'L', '2', 'C', 'K', 'P', 'T', '\0'};
+
+std::uint64_t fnv1a(const std::string &bytes)
+{
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : bytes) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+void putU32(std::string &out, std::uint32_t v)
+{
+    for (int i = 0; i < 4; ++i)
+        out.push_back(char((v >> (8 * i)) & 0xff));
+}
+std::uint32_t getU32(const std::string &in, size_t at)
+{
+    std::uint32_t v = 0;
+    for (int i = 0; i < 4; ++i)
+        v |= std::uint32_t(static_cast<unsigned char>(in[at + i])) << (8 * i);
+    return v;
+}
+
+Error bad(const std::string &origin, const std::string &what)
+{
+    return Error(origin + ": " + what);
+}
+
+} // namespace
+
+std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
+                             const std::string &archive, bool hasOptimizer)
+{
+    pb::CheckpointMeta m;
+    m.set_format_version(kCheckpointFormatVersion);
+    m.set_policy_kind(toString(spec.kind));
+    m.set_window(spec.window);
+    m.set_job_types(spec.types);
+    m.set_job_feature_dim(spec.jobDim());
+    m.set_global_feature_dim(spec.globalDim());
+    m.set_state_dim(spec.stateDim());
+    m.set_action_dim(spec.actionDim());
+    m.mutable_features()->set_one_hot_type(spec.features.oneHotType);
+    m.mutable_features()->set_normalise(spec.features.normalise);
+    m.set_hidden1(spec.hidden1);
+    m.set_hidden2(spec.hidden2);
+    m.set_initial_bundles(spec.initialBundles);
+    m.set_feasibility_mask(spec.feasibilityMask);
+    auto *h = m.mutable_hyper();
+    h->set_learning_rate(info.learningRate);
+    h->set_batch_size(info.batchSize);
+    h->set_buffer_size(info.bufferSize);
+    h->set_entropy_weight(info.entropyWeight);
+    h->set_exploration_epsilon(info.epsilon);
+    h->set_exploration_threshold(info.threshold);
+    h->set_discount(info.discount);
+    h->set_replay(info.replay);
+    h->set_teacher(info.teacher);
+    h->set_envs(info.envs);
+    for (const auto &a : info.ablations)
+        h->add_ablations(a);
+    h->set_importance_clip(info.importanceClip);
+    h->set_unfinished_jobs_reward(info.unfinishedJobsReward);
+    m.set_scenario(info.scenario);
+    m.set_step(info.step);
+    m.set_validation_avg_jct(info.validationAvgJct);
+    m.set_trainer(info.trainer);
+    m.set_has_optimizer(hasOptimizer);
+    m.set_archive_size(archive.size());
+    m.set_archive_checksum(fnv1a(archive));
+    m.set_seed(info.seed);
+    const std::string meta = m.SerializeAsString();
+
+    std::string out(kMagic, sizeof kMagic);
+    putU32(out, kCheckpointFormatVersion);
+    putU32(out, std::uint32_t(meta.size()));
+    out += meta;
+    out += archive;
+    return out;
+}
+
+Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
+                           std::optional<PolicyKind> expected)
+{
+    if (bytes.empty())
+        throw bad(origin, "empty file, not a DL2 checkpoint");
+    if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+        throw bad(origin, "not a DL2 checkpoint (bad magic; expected a .dl2ckpt file)");
+    const std::uint32_t version = getU32(bytes, 8);
+    if (version != kCheckpointFormatVersion)
+        throw bad(origin, "unsupported checkpoint format version " + std::to_string(version) +
+                              " (this build reads version " +
+                              std::to_string(kCheckpointFormatVersion) + ")");
+    const std::uint32_t metaSize = getU32(bytes, 12);
+    if (16ull + metaSize > bytes.size())
+        throw bad(origin, "truncated: metadata record needs " + std::to_string(metaSize) +
+                              " bytes, file has " + std::to_string(bytes.size() - 16));
+    pb::CheckpointMeta m;
+    if (!m.ParseFromArray(bytes.data() + 16, int(metaSize)))
+        throw bad(origin, "corrupt metadata record (dl2.pb.CheckpointMeta does not parse)");
+    if (m.format_version() != kCheckpointFormatVersion)
+        throw bad(origin, "metadata field format_version is " +
+                              std::to_string(m.format_version()));
+    const size_t archiveSize = bytes.size() - 16 - metaSize;
+    if (archiveSize < m.archive_size())
+        throw bad(origin, "truncated: network archive has " + std::to_string(archiveSize) +
+                              " of " + std::to_string(m.archive_size()) + " bytes");
+    if (archiveSize > m.archive_size())
+        throw bad(origin, "corrupt: " + std::to_string(archiveSize - m.archive_size()) +
+                              " unexpected bytes after the network archive");
+    Checkpoint c;
+    c.origin = origin;
+    c.archive = bytes.substr(16 + metaSize);
+    if (fnv1a(c.archive) != m.archive_checksum())
+        throw bad(origin, "corrupt: network archive checksum mismatch");
+
+    PolicySpec &s = c.spec;
+    try {
+        s.kind = policyKindFromString(m.policy_kind());
+    } catch (const Error &e) {
+        throw bad(origin, std::string("metadata field policy_kind: ") + e.what());
+    }
+    if (expected && *expected != s.kind)
+        throw bad(origin, std::string("wrong policy kind: the file holds a '") +
+                              toString(s.kind) + "' policy, expected '" + toString(*expected) +
+                              "'");
+    s.window = m.window();
+    s.types = m.job_types();
+    s.features = {m.features().one_hot_type(), m.features().normalise()};
+    s.hidden1 = m.hidden1();
+    s.hidden2 = m.hidden2();
+    s.initialBundles = m.initial_bundles();
+    s.feasibilityMask = m.feasibility_mask();
+    auto field = [&](const char *name, long long got, long long want) {
+        if (got != want)
+            throw bad(origin, std::string("mismatched dimensions: metadata field ") + name +
+                                  " is " + std::to_string(got) + ", the policy it describes needs " +
+                                  std::to_string(want));
+    };
+    if (s.types < 1 || s.types > 256)
+        throw bad(origin, "metadata field job_types out of range: " + std::to_string(s.types));
+    if (s.hidden1 < 1 || s.hidden1 > 4096 || s.hidden2 < 1 || s.hidden2 > 4096)
+        throw bad(origin, "metadata fields hidden1/hidden2 out of range");
+    if (s.kind == PolicyKind::Dl2 && (s.window < 1 || s.window > 4096))
+        throw bad(origin, "metadata field window out of range: " + std::to_string(s.window));
+    field("job_feature_dim", m.job_feature_dim(), s.jobDim());
+    field("global_feature_dim", m.global_feature_dim(), s.globalDim());
+    field("state_dim", m.state_dim(), s.stateDim());
+    field("action_dim", m.action_dim(), s.actionDim());
+
+    TrainingInfo &i = c.info;
+    const auto &h = m.hyper();
+    i.trainer = m.trainer();
+    i.scenario = m.scenario();
+    i.teacher = h.teacher();
+    i.replay = h.replay();
+    i.learningRate = h.learning_rate();
+    i.batchSize = h.batch_size();
+    i.bufferSize = h.buffer_size();
+    i.envs = h.envs();
+    i.entropyWeight = h.entropy_weight();
+    i.epsilon = h.exploration_epsilon();
+    i.threshold = h.exploration_threshold();
+    i.discount = h.discount();
+    i.importanceClip = h.importance_clip();
+    i.unfinishedJobsReward = h.unfinished_jobs_reward();
+    i.ablations.assign(h.ablations().begin(), h.ablations().end());
+    i.step = m.step();
+    i.validationAvgJct = m.validation_avg_jct();
+    i.seed = m.seed();
+    c.hasOptimizer = m.has_optimizer();
+    c.parameters = std::make_shared<const ParameterSet>(
+        detail::parametersFromArchive(c.archive, s, origin));
+    return c;
+}
+
+Checkpoint readCheckpoint(const std::string &path, std::optional<PolicyKind> expected)
+{
+    QFile file(QString::fromStdString(path));
+    if (!file.exists())
+        throw Error(path + ": checkpoint file does not exist");
+    if (!file.open(QIODevice::ReadOnly))
+        throw Error(path + ": cannot open checkpoint (" + file.errorString().toStdString() + ")");
+    const QByteArray data = file.readAll();
+    return parseCheckpoint(std::string(data.constData(), size_t(data.size())), path, expected);
+}
+
+void writeCheckpoint(const std::string &path, const PolicySpec &spec, const TrainingInfo &info,
+                     const ParameterSet &parameters)
+{
+    writeFileAtomically(path, encodeCheckpoint(spec, info,
+                                               detail::archiveFromParameters(parameters), false));
+}
+
+} // namespace dl2

@@ -1,0 +1,121 @@
+#include "curves.h"
+
+#include "dl2policy.h"
+#include "fileio.h"
+#include "modelprofile.h"
+#include "simulator.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include <atomic>
+#include <mutex>
+#include <functional>
+#include <sstream>
+#include <thread>
+
+namespace dl2 {
+
+void writeCurves(const std::string &path, const std::vector<CurvePoint> &curve)
+{
+    std::ostringstream csv;
+    csv << "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,reward,"
+           "validation_avg_jct\n";
+    QJsonArray rows;
+    for (const auto &p : curve) {
+        csv << p.step << ',' << p.seconds << ',' << p.trainLoss << ',' << p.validationLoss << ','
+            << p.agreement << ',' << p.valueLoss << ',' << p.entropy << ',' << p.reward << ','
+            << p.validationAvgJct << '\n';
+        QJsonObject o;
+        o[QStringLiteral("step")] = double(p.step);
+        o[QStringLiteral("seconds")] = p.seconds;
+        o[QStringLiteral("train_loss")] = p.trainLoss;
+        o[QStringLiteral("validation_loss")] = p.validationLoss;
+        o[QStringLiteral("agreement")] = p.agreement;
+        o[QStringLiteral("value_loss")] = p.valueLoss;
+        o[QStringLiteral("entropy")] = p.entropy;
+        o[QStringLiteral("reward")] = p.reward;
+        o[QStringLiteral("validation_avg_jct")] = p.validationAvgJct;
+        rows.append(o);
+    }
+    QJsonObject root;
+    root[QStringLiteral("curve")] = rows;
+    writeFileAtomically(path + ".curves.csv", csv.str());
+    writeFileAtomically(path + ".curves.json",
+                        QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString());
+}
+
+namespace {
+
+double runParallel(const std::vector<std::uint64_t> &seeds, int threads,
+                   const std::function<double(std::uint64_t)> &one)
+{
+    if (seeds.empty())
+        return 0.0;
+    std::vector<double> out(seeds.size(), 0.0);
+    std::atomic<size_t> next{0};
+    std::exception_ptr error;
+    std::mutex errorMutex;
+    auto worker = [&] {
+        for (size_t i; (i = next++) < seeds.size();) {
+            try {
+                out[i] = one(seeds[i]);
+            } catch (...) {
+                std::lock_guard lock(errorMutex);
+                error = std::current_exception();
+            }
+        }
+    };
+    const int n = std::max(1, std::min<int>(threads, int(seeds.size())));
+    std::vector<std::thread> pool;
+    for (int t = 1; t < n; ++t)
+        pool.emplace_back(worker);
+    worker();
+    for (auto &t : pool)
+        t.join();
+    if (error)
+        std::rethrow_exception(error);
+    double sum = 0.0;
+    for (double v : out)
+        sum += v;
+    return sum / double(out.size());
+}
+
+} // namespace
+
+double evaluatePolicy(const Scenario &scenario, const PolicySpec &spec,
+                      std::shared_ptr<const ParameterSet> parameters,
+                      const std::vector<std::uint64_t> &seeds, int threads)
+{
+    const ProfileSet profiles = ProfileSet::reference();
+    return runParallel(seeds, threads, [&](std::uint64_t seed) {
+        Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);
+        Dl2Policy policy(spec, parameters, seed);
+        return runSimulation(sim, policy).avgJct;
+    });
+}
+
+double evaluateScheduler(const Scenario &scenario, const std::string &name,
+                         const std::vector<std::uint64_t> &seeds, int threads)
+{
+    const ProfileSet profiles = ProfileSet::reference();
+    return runParallel(seeds, threads, [&](std::uint64_t seed) {
+        Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);
+        SchedulerConfig config;
+        config.scenario = scenario.name;
+        config.seed = seed;
+        auto s = makeScheduler(name, config);
+        return runSimulation(sim, *s).avgJct;
+    });
+}
+
+std::vector<std::uint64_t> seedRange(std::uint64_t first, std::uint64_t last)
+{
+    std::vector<std::uint64_t> s;
+    for (auto i = first; i <= last; ++i)
+        s.push_back(i);
+    return s;
+}
+
+} // namespace dl2

@@ -1,0 +1,54 @@
+#pragma once
+// What both trainers share: the training curve (written as CSV and JSON next to the
+// checkpoint) and the evaluation of a policy or a baseline on a scenario's seeds.
+
+#include "policynetwork.h"
+#include "scenario.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+struct CurvePoint
+{
+    long long step = 0;
+    double seconds = 0.0;
+    double trainLoss = 0.0;        // SL cross-entropy / RL total policy loss
+    double validationLoss = -1.0;  // SL only (-1 = not measured at this point)
+    double agreement = -1.0;       // SL: top-1 agreement with the teacher on validation states
+    double valueLoss = 0.0;        // RL
+    double entropy = 0.0;          // RL
+    double reward = 0.0;           // RL: mean per-slot reward of the training environments
+    double validationAvgJct = -1.0; // slots, -1 = not measured at this point
+};
+
+struct TrainResult
+{
+    std::vector<CurvePoint> curve;
+    double bestValidationAvgJct = -1.0;
+    long long bestStep = -1;
+    double teacherValidationAvgJct = -1.0; // SL
+    double secondsToTeacher5 = -1.0;       // SL: first validation within 5% of the teacher
+    double agreement = -1.0;               // SL: last measured agreement
+    double chanceAgreement = -1.0;         // SL: agreement of a uniform random valid action
+    bool cancelled = false;
+    std::string checkpoint;
+};
+
+// <checkpoint>.curves.csv and <checkpoint>.curves.json (atomic writes).
+void writeCurves(const std::string &checkpointPath, const std::vector<CurvePoint> &curve);
+
+// Mean avg JCT of the greedy policy (or of a registered scheduler) on the scenario's traces
+// for `seeds`, on `threads` threads.
+double evaluatePolicy(const Scenario &scenario, const PolicySpec &spec,
+                      std::shared_ptr<const ParameterSet> parameters,
+                      const std::vector<std::uint64_t> &seeds, int threads);
+double evaluateScheduler(const Scenario &scenario, const std::string &scheduler,
+                         const std::vector<std::uint64_t> &seeds, int threads);
+
+std::vector<std::uint64_t> seedRange(std::uint64_t first, std::uint64_t last);
+
+} // namespace dl2

@@ -1,0 +1,191 @@
+#include "dl2policy.h"
+
+#include "decisionlatency.h"
+#include "error.h"
+#include "policynetwork.h"
+#include "simulator.h"
+
+#include <chrono>
+#include <limits>
+
+namespace dl2 {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+double micros(Clock::time_point a, Clock::time_point b)
+{
+    return std::chrono::duration<double, std::micro>(b - a).count();
+}
+} // namespace
+
+Dl2Policy::Dl2Policy(const PolicySpec &spec, std::shared_ptr<const ParameterSet> parameters,
+                     std::uint64_t seed)
+    : m_spec(spec), m_encoder(spec),
+      m_network(std::make_unique<PolicyNetwork>(spec, std::move(parameters))), m_rng(seed),
+      m_seed(seed)
+{
+}
+
+Dl2Policy::~Dl2Policy() = default;
+
+std::string Dl2Policy::name() const { return toString(m_spec.kind); }
+
+void Dl2Policy::reset()
+{
+    m_rng = Rng(m_seed);
+    m_decisions.clear();
+    m_network->resetCache();
+}
+
+void Dl2Policy::setParameters(std::shared_ptr<const ParameterSet> parameters)
+{
+    m_network = std::make_unique<PolicyNetwork>(m_spec, std::move(parameters));
+}
+
+int Dl2Policy::choose(const EncodedState &s, const std::vector<float> &probs, float &behaviour,
+                      bool &explored)
+{
+    explored = false;
+    int action = s.stopAction();
+    if (m_actor.sample) {
+        const double u = m_rng.uniform();
+        double acc = 0.0;
+        int last = s.stopAction();
+        for (int a = 0; a < s.actionCount(); ++a) {
+            if (!s.mask[size_t(a)] || probs[size_t(a)] <= 0.0f)
+                continue;
+            last = a;
+            acc += probs[size_t(a)];
+            if (u < acc) {
+                action = a;
+                break;
+            }
+        }
+        if (u >= acc)
+            action = last;
+    } else {
+        float best = -std::numeric_limits<float>::infinity();
+        for (int a = 0; a < s.actionCount(); ++a)
+            if (s.mask[size_t(a)] && probs[size_t(a)] > best) {
+                best = probs[size_t(a)];
+                action = a;
+            }
+    }
+    behaviour = probs[size_t(action)];
+    if (m_actor.epsilon <= 0.0)
+        return action;
+    // Job-aware exploration: the first poor job in the window gets the corrective task.
+    int override = -1;
+    for (int r = 0; r < s.rows && override < 0; ++r) {
+        const int i = s.jobIndex[size_t(r)];
+        if (i < 0)
+            continue;
+        const int w = m_workers[size_t(r)], p = m_ps[size_t(r)];
+        int a = -1;
+        if (w > 0 && p == 0)
+            a = 3 * r + 1;
+        else if (p > 0 && w == 0)
+            a = 3 * r;
+        else if (p > 0 && double(w) / p > m_actor.threshold)
+            a = 3 * r + 1;
+        else if (w > 0 && double(p) / w > m_actor.threshold)
+            a = 3 * r;
+        if (a >= 0 && s.mask[size_t(a)])
+            override = a;
+    }
+    if (override < 0)
+        return action;
+    const double eps = m_actor.epsilon;
+    if (m_rng.uniform() < eps) {
+        explored = true;
+        action = override;
+    }
+    behaviour = float((1.0 - eps) * probs[size_t(action)] + (action == override ? eps : 0.0));
+    return action;
+}
+
+void Dl2Policy::schedule(SlotContext &ctx)
+{
+    const auto slotStart = Clock::now();
+    const bool timing = decisionlatency::enabled();
+    if (m_spec.kind == PolicyKind::Dl2 && m_spec.types != ctx.profiles().size())
+        throw Error(std::string("dl2 policy: trained for ") + std::to_string(m_spec.types) +
+                    " job types, the simulation has " + std::to_string(ctx.profiles().size()) +
+                    " (retrain, or use dl2-plus which is type-free)");
+    m_decisions.clear();
+    m_network->resetCache();
+    const PlacementRule rule = m_spec.feasibilityMask ? PlacementRule::FirstFit
+                                                      : ctx.options().placement;
+    if (m_spec.initialBundles)
+        for (int i : ctx.activeJobs())
+            if (ctx.add(i, TaskKind::Bundle, rule) == AddResult::NoCapacity)
+                break;
+
+    std::vector<float> latencies;
+    auto t = Clock::now();
+    m_encoder.encode(ctx, m_state);
+    for (int n = 0; n < m_maxInferences; ++n) {
+        if (m_state.validActions() <= 1)
+            break; // empty window or nothing allowed but stop
+        // Greedy evaluation needs no softmax: arg max of the masked logits.
+        const bool greedyOnly = !m_actor.sample && m_actor.epsilon <= 0.0 && !m_record && !m_actor.onDecision;
+        if (greedyOnly)
+            m_network->logits(m_state, m_probs);
+        else
+            m_network->probabilities(m_state, m_probs);
+        if (m_actor.epsilon > 0.0) {
+            m_workers.assign(size_t(m_state.rows), 0);
+            m_ps.assign(size_t(m_state.rows), 0);
+            for (int r = 0; r < m_state.rows; ++r)
+                if (m_state.jobIndex[size_t(r)] >= 0) {
+                    m_workers[size_t(r)] = ctx.job(m_state.jobIndex[size_t(r)]).workers;
+                    m_ps[size_t(r)] = ctx.job(m_state.jobIndex[size_t(r)]).ps;
+                }
+        }
+        float behaviour = 1.0f;
+        bool explored = false;
+        const int action = choose(m_state, m_probs, behaviour, explored);
+        const bool stop = m_state.isStop(action);
+        const int job = stop ? -1 : m_state.jobIndex[size_t(actionRow(action))];
+        if (timing) {
+            const auto now = Clock::now();
+            latencies.push_back(float(micros(t, now)));
+        }
+        if (m_actor.onDecision)
+            m_actor.onDecision(m_state, action, behaviour, job);
+        DecisionRecord *rec = nullptr;
+        if (m_record) {
+            m_decisions.emplace_back();
+            rec = &m_decisions.back();
+            rec->slot = ctx.slot();
+            rec->inference = n;
+            rec->jobDim = m_state.jobDim;
+            for (int i : m_state.jobIndex)
+                rec->jobIds.push_back(i >= 0 ? ctx.job(i).id : -1);
+            rec->features = m_state.jobs;
+            rec->global = m_state.global;
+            rec->probabilities = m_probs;
+            rec->action = action;
+            rec->stop = stop;
+            rec->explored = explored;
+            rec->value = m_network->value(m_state);
+            if (!stop) {
+                rec->jobId = ctx.job(job).id;
+                rec->kind = actionKind(action);
+            }
+        }
+        if (stop)
+            break;
+        t = Clock::now();
+        const AddResult result = ctx.add(job, actionKind(action), rule);
+        if (rec)
+            rec->result = result;
+        if (result != AddResult::Ok)
+            break; // dl2: the slot ends at the first failed allocation
+        m_encoder.update(ctx, job, m_state);
+    }
+    if (timing)
+        decisionlatency::addSlot(latencies, micros(slotStart, Clock::now()));
+}
+
+} // namespace dl2

@@ -1,0 +1,89 @@
+#pragma once
+// The learned schedulers "dl2" (faithful) and "dl2-plus" (improved); see policyspec.h for
+// every difference. Per slot: (dl2 only) one bundle per unfinished job, then one task per
+// inference until stop, a failed allocation, or no valid action is left. Evaluation is
+// greedy (arg max of the masked probabilities); trainers switch on sampling + job-aware
+// exploration through ActorOptions and observe every decision.
+// For the console's decision inspector, setRecordDecisions(true) keeps, for each inference
+// of the last slot, the state, the masked probabilities, the chosen action and V(s).
+
+#include "checkpoint.h"
+#include "scheduler.h"
+#include "stateencoder.h"
+#include "tracegenerator.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+class PolicyNetwork;
+
+struct DecisionRecord
+{
+    int slot = 0;
+    int inference = 0;
+    int jobDim = 0;
+    std::vector<int> jobIds;           // per row (-1 = empty window position)
+    std::vector<float> features;       // rows x jobDim
+    std::vector<float> global;
+    std::vector<float> probabilities;  // masked, renormalised, 3 x rows + 1
+    int action = 0;
+    bool stop = false;
+    int jobId = -1;                    // acted-on job (-1 for stop)
+    TaskKind kind = TaskKind::Worker;
+    bool explored = false;             // replaced by job-aware exploration (training only)
+    float value = 0.0f;                // V(s) of the value network
+    AddResult result = AddResult::Ok;
+};
+
+struct ActorOptions
+{
+    bool sample = false;    // sample from the policy instead of arg max
+    double epsilon = 0.0;   // job-aware exploration probability in poor states
+    double threshold = 10.0; // worker:PS (or PS:worker) ratio that counts as poor
+    // Called for every inference: state before the action, the action, the probability the
+    // behaviour policy chose it with, the acted-on job index (-1 for stop).
+    std::function<void(const EncodedState &, int action, float behaviourProb, int jobIndex)> onDecision;
+};
+
+class Dl2Policy final : public Scheduler
+{
+public:
+    Dl2Policy(const PolicySpec &spec, std::shared_ptr<const ParameterSet> parameters,
+              std::uint64_t seed = 1);
+    ~Dl2Policy() override;
+
+    std::string name() const override;
+    void reset() override;
+    void schedule(SlotContext &context) override;
+
+    const PolicySpec &spec() const { return m_spec; }
+    void setParameters(std::shared_ptr<const ParameterSet> parameters);
+    void setActor(ActorOptions options) { m_actor = std::move(options); }
+    void setRecordDecisions(bool on) { m_record = on; }
+    const std::vector<DecisionRecord> &lastSlotDecisions() const { return m_decisions; }
+    // Safety bound on inferences per slot.
+    void setMaxInferences(int n) { m_maxInferences = n; }
+
+private:
+    int choose(const EncodedState &state, const std::vector<float> &probs, float &behaviour,
+               bool &explored);
+
+    PolicySpec m_spec;
+    StateEncoder m_encoder;
+    std::unique_ptr<PolicyNetwork> m_network;
+    ActorOptions m_actor;
+    Rng m_rng;
+    std::uint64_t m_seed;
+    bool m_record = false;
+    int m_maxInferences = 20000;
+    std::vector<DecisionRecord> m_decisions;
+    EncodedState m_state;
+    std::vector<float> m_probs;
+    std::vector<int> m_workers, m_ps; // per row, for exploration
+};
+
+} // namespace dl2

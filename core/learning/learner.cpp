@@ -1,0 +1,408 @@
+// The only translation unit of dl2learning that includes libtorch: network modules, batch
+// construction, SL and actor-critic updates, and the parameter archive of checkpoints.
+
+#include "learner.h"
+
+#include "error.h"
+
+#include <torch/torch.h>
+
+#include <cmath>
+#include <mutex>
+#include <sstream>
+
+namespace dl2 {
+
+namespace {
+
+namespace nn = torch::nn;
+
+// dl2: input (J x F) -> fc1 -> ReLU -> fc2 -> ReLU -> out.
+struct FlatNetImpl : nn::Module
+{
+    FlatNetImpl(int in, int h1, int h2, int out)
+        : fc1(register_module("fc1", nn::Linear(in, h1))),
+          fc2(register_module("fc2", nn::Linear(h1, h2))),
+          out(register_module("out", nn::Linear(h2, out)))
+    {
+    }
+    torch::Tensor forward(const torch::Tensor &x)
+    {
+        return out(torch::relu(fc2(torch::relu(fc1(x)))));
+    }
+    nn::Linear fc1, fc2, out;
+};
+TORCH_MODULE(FlatNet);
+
+// dl2-plus policy: shared per-job encoder, job head on [phi, global], stop head on
+// [mean phi, global].
+struct SetPolicyImpl : nn::Module
+{
+    SetPolicyImpl(int d, int g, int h1, int h2)
+        : enc1(register_module("enc1", nn::Linear(d, h1))),
+          enc2(register_module("enc2", nn::Linear(h1, h2))),
+          jobhead(register_module("jobhead", nn::Linear(h2 + g, 3))),
+          stop1(register_module("stop1", nn::Linear(h2 + g, h2))),
+          stop2(register_module("stop2", nn::Linear(h2, 1)))
+    {
+    }
+    // x [B, N, d], valid [B, N], g [B, G] -> logits [B, 3N + 1]
+    torch::Tensor forward(const torch::Tensor &x, const torch::Tensor &valid, const torch::Tensor &g)
+    {
+        const auto B = x.size(0), N = x.size(1);
+        auto phi = torch::relu(enc2(torch::relu(enc1(x))));
+        auto gexp = g.unsqueeze(1).expand({B, N, g.size(1)});
+        auto job = jobhead(torch::cat({phi, gexp}, 2)).reshape({B, 3 * N});
+        auto cnt = valid.sum(1, true).clamp_min(1.0);
+        auto pooled = (phi * valid.unsqueeze(2)).sum(1) / cnt;
+        auto stop = stop2(torch::relu(stop1(torch::cat({pooled, g}, 1))));
+        return torch::cat({job, stop}, 1);
+    }
+    nn::Linear enc1, enc2, jobhead, stop1, stop2;
+};
+TORCH_MODULE(SetPolicy);
+
+struct SetValueImpl : nn::Module
+{
+    SetValueImpl(int d, int g, int h1, int h2)
+        : enc1(register_module("enc1", nn::Linear(d, h1))),
+          enc2(register_module("enc2", nn::Linear(h1, h2))),
+          head1(register_module("head1", nn::Linear(h2 + g, h2))),
+          head2(register_module("head2", nn::Linear(h2, 1)))
+    {
+    }
+    torch::Tensor forward(const torch::Tensor &x, const torch::Tensor &valid, const torch::Tensor &g)
+    {
+        auto phi = torch::relu(enc2(torch::relu(enc1(x))));
+        auto cnt = valid.sum(1, true).clamp_min(1.0);
+        auto pooled = (phi * valid.unsqueeze(2)).sum(1) / cnt;
+        return head2(torch::relu(head1(torch::cat({pooled, g}, 1)))).squeeze(1);
+    }
+    nn::Linear enc1, enc2, head1, head2;
+};
+TORCH_MODULE(SetValue);
+
+struct ActorCriticImpl : nn::Module
+{
+    explicit ActorCriticImpl(const PolicySpec &s) : spec(s)
+    {
+        if (s.kind == PolicyKind::Dl2) {
+            flatPolicy = register_module("policy", FlatNet(s.stateDim(), s.hidden1, s.hidden2, s.actionDim()));
+            flatValue = register_module("value", FlatNet(s.stateDim(), s.hidden1, s.hidden2, 1));
+        } else {
+            setPolicy = register_module("policy", SetPolicy(s.jobDim(), s.globalDim(), s.hidden1, s.hidden2));
+            setValue = register_module("value", SetValue(s.jobDim(), s.globalDim(), s.hidden1, s.hidden2));
+        }
+    }
+    PolicySpec spec;
+    FlatNet flatPolicy{nullptr}, flatValue{nullptr};
+    SetPolicy setPolicy{nullptr};
+    SetValue setValue{nullptr};
+};
+TORCH_MODULE(ActorCritic);
+
+struct Batch
+{
+    torch::Tensor x, valid, g, mask, actions;
+    int rows = 0;
+};
+
+Batch makeBatch(const PolicySpec &spec, const std::vector<const Sample *> &samples)
+{
+    const int B = int(samples.size());
+    const int d = spec.jobDim(), G = spec.globalDim();
+    int N = spec.kind == PolicyKind::Dl2 ? spec.window : 1;
+    if (spec.kind == PolicyKind::Dl2Plus)
+        for (const Sample *s : samples)
+            N = std::max(N, s->rows);
+    const int A = 3 * N + 1;
+    std::vector<float> x(size_t(B) * N * d, 0.0f), valid(size_t(B) * N, 0.0f), g(size_t(B) * std::max(G, 1), 0.0f);
+    std::vector<std::uint8_t> mask(size_t(B) * A, 0);
+    std::vector<std::int64_t> actions(static_cast<size_t>(B), 0);
+    for (int b = 0; b < B; ++b) {
+        const Sample &s = *samples[size_t(b)];
+        if (s.rows > N || int(s.jobs.size()) != s.rows * d || int(s.mask.size()) != 3 * s.rows + 1)
+            throw Error("learner: sample does not match the policy's dimensions");
+        std::copy(s.jobs.begin(), s.jobs.end(), x.begin() + size_t(b) * N * d);
+        for (int r = 0; r < s.rows; ++r)
+            valid[size_t(b) * N + r] = 1.0f;
+        for (int k = 0; k < G && k < int(s.global.size()); ++k)
+            g[size_t(b) * G + k] = s.global[size_t(k)];
+        std::copy(s.mask.begin(), s.mask.end() - 1, mask.begin() + size_t(b) * A);
+        mask[size_t(b) * A + A - 1] = s.mask.back();
+        actions[size_t(b)] = s.action >= 3 * s.rows ? A - 1 : s.action;
+    }
+    Batch out;
+    out.rows = N;
+    out.x = torch::from_blob(x.data(), {B, N, d}).clone();
+    out.valid = torch::from_blob(valid.data(), {B, N}).clone();
+    out.g = torch::from_blob(g.data(), {B, std::max(G, 1)}).clone();
+    if (G == 0)
+        out.g = torch::zeros({B, 0});
+    out.mask = torch::from_blob(mask.data(), {B, A}, torch::kUInt8).clone().to(torch::kBool);
+    out.actions = torch::from_blob(actions.data(), {B}, torch::kInt64).clone();
+    return out;
+}
+
+std::pair<torch::Tensor, torch::Tensor> forward(ActorCritic &m, const Batch &b, bool withValue)
+{
+    torch::Tensor logits, value;
+    if (m->spec.kind == PolicyKind::Dl2) {
+        auto flat = b.x.reshape({b.x.size(0), -1});
+        logits = m->flatPolicy->forward(flat);
+        if (withValue)
+            value = m->flatValue->forward(flat).squeeze(1);
+    } else {
+        logits = m->setPolicy->forward(b.x, b.valid, b.g);
+        if (withValue)
+            value = m->setValue->forward(b.x, b.valid, b.g);
+    }
+    auto logp = torch::log_softmax(logits.masked_fill(b.mask.logical_not(), -1e9), 1);
+    return {logp, value};
+}
+
+ParameterSet copyOut(ActorCritic &m)
+{
+    ParameterSet p;
+    for (const auto &item : m->named_parameters()) {
+        auto t = item.value().detach().contiguous().to(torch::kFloat32);
+        ParameterTensor pt;
+        pt.shape.assign(t.sizes().begin(), t.sizes().end());
+        pt.data.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+        p[item.key()] = std::move(pt);
+    }
+    return p;
+}
+
+void copyIn(ActorCritic &m, const ParameterSet &p)
+{
+    torch::NoGradGuard guard;
+    for (auto &item : m->named_parameters()) {
+        const auto &src = p.at(item.key());
+        auto t = torch::from_blob(const_cast<float *>(src.data.data()),
+                                  std::vector<std::int64_t>(src.shape.begin(), src.shape.end()));
+        item.value().copy_(t);
+    }
+}
+
+std::mutex &seedMutex()
+{
+    static std::mutex m;
+    return m;
+}
+
+ActorCritic makeModel(const PolicySpec &spec, std::uint64_t seed)
+{
+    std::lock_guard lock(seedMutex());
+    torch::manual_seed(seed);
+    return ActorCritic(spec);
+}
+
+} // namespace
+
+struct Learner::Impl
+{
+    PolicySpec spec;
+    ActorCritic model{nullptr};
+    std::unique_ptr<torch::optim::Adam> optimizer;
+};
+
+Learner::Learner(const PolicySpec &spec, double lr, std::uint64_t seed) : m_impl(std::make_unique<Impl>())
+{
+    m_impl->spec = spec;
+    m_impl->model = makeModel(spec, seed);
+    m_impl->optimizer = std::make_unique<torch::optim::Adam>(m_impl->model->parameters(),
+                                                             torch::optim::AdamOptions(lr));
+}
+
+Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer) : m_impl(std::make_unique<Impl>())
+{
+    m_impl->spec = c.spec;
+    m_impl->model = makeModel(c.spec, 1);
+    copyIn(m_impl->model, *c.parameters);
+    m_impl->optimizer = std::make_unique<torch::optim::Adam>(m_impl->model->parameters(),
+                                                             torch::optim::AdamOptions(lr));
+    if (loadOptimizer && c.hasOptimizer) {
+        try {
+            std::istringstream in(c.archive);
+            torch::serialize::InputArchive ar;
+            ar.load_from(in);
+            torch::serialize::InputArchive opt;
+            if (ar.try_read("optimizer", opt)) {
+                m_impl->optimizer->load(opt);
+                for (auto &group : m_impl->optimizer->param_groups())
+                    static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
+            }
+        } catch (const c10::Error &e) {
+            throw Error(c.origin + ": optimizer state does not load (" + e.what_without_backtrace() + ")");
+        }
+    }
+}
+
+Learner::~Learner() = default;
+
+const PolicySpec &Learner::spec() const { return m_impl->spec; }
+
+double Learner::slUpdate(const std::vector<const Sample *> &samples)
+{
+    if (samples.empty())
+        return 0.0;
+    auto b = makeBatch(m_impl->spec, samples);
+    m_impl->model->train();
+    auto [logp, value] = forward(m_impl->model, b, false);
+    auto loss = torch::nll_loss(logp, b.actions);
+    m_impl->optimizer->zero_grad();
+    loss.backward();
+    m_impl->optimizer->step();
+    return loss.item<double>();
+}
+
+double Learner::slLoss(const std::vector<const Sample *> &samples)
+{
+    if (samples.empty())
+        return 0.0;
+    torch::NoGradGuard guard;
+    auto b = makeBatch(m_impl->spec, samples);
+    auto [logp, value] = forward(m_impl->model, b, false);
+    return torch::nll_loss(logp, b.actions).item<double>();
+}
+
+RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
+                                const std::vector<float> &weights, const RlLossOptions &o)
+{
+    RlUpdateStats stats;
+    if (samples.empty())
+        return stats;
+    const int B = int(samples.size());
+    auto b = makeBatch(m_impl->spec, samples);
+    std::vector<float> ret(static_cast<size_t>(B), 0.0f), mu(static_cast<size_t>(B), 1.0f), w(weights);
+    for (int i = 0; i < B; ++i) {
+        ret[size_t(i)] = samples[size_t(i)]->ret;
+        mu[size_t(i)] = std::max(1e-6f, samples[size_t(i)]->behaviourProb);
+    }
+    auto R = torch::from_blob(ret.data(), {B}).clone();
+    auto Mu = torch::from_blob(mu.data(), {B}).clone();
+    auto W = torch::from_blob(w.data(), {B}).clone();
+    m_impl->model->train();
+    auto [logp, value] = forward(m_impl->model, b, o.useValue);
+    auto logpA = logp.gather(1, b.actions.unsqueeze(1)).squeeze(1);
+    auto probs = logp.exp();
+    auto entropy = -(probs * logp).sum(1);
+    torch::Tensor baseline = o.useValue ? value.detach() : torch::full({B}, float(o.baseline));
+    auto adv = R - baseline;
+    auto advN = adv * float(o.advantageScale);
+    if (o.normaliseAdvantages && B > 1)
+        advN = (adv - adv.mean()) / (adv.std() + 1e-6);
+    auto rho = (logpA.detach().exp() / Mu).clamp_max(o.importanceClip);
+    auto policyLoss = -(W * rho * advN * logpA).sum();
+    auto entropyMean = (W * entropy).sum();
+    auto loss = float(o.policyWeight) * (policyLoss - o.entropyWeight * entropyMean);
+    torch::Tensor valueLoss = torch::zeros({});
+    if (o.useValue) {
+        valueLoss = (W * (value - R).pow(2)).sum();
+        loss = loss + o.valueWeight * valueLoss;
+    }
+    m_impl->optimizer->zero_grad();
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(m_impl->model->parameters(), 10.0);
+    m_impl->optimizer->step();
+    stats.policyLoss = policyLoss.item<double>();
+    stats.valueLoss = valueLoss.item<double>();
+    stats.entropy = entropyMean.item<double>();
+    auto a = adv.contiguous();
+    stats.advantages.assign(a.data_ptr<float>(), a.data_ptr<float>() + B);
+    return stats;
+}
+
+std::shared_ptr<const ParameterSet> Learner::parameters() const
+{
+    return std::make_shared<const ParameterSet>(copyOut(m_impl->model));
+}
+
+std::string Learner::archive(bool withOptimizer) const
+{
+    torch::serialize::OutputArchive ar;
+    for (const auto &item : m_impl->model->named_parameters())
+        ar.write(item.key(), item.value().detach());
+    if (withOptimizer) {
+        torch::serialize::OutputArchive opt;
+        m_impl->optimizer->save(opt);
+        ar.write("optimizer", opt);
+    }
+    std::ostringstream out;
+    ar.save_to(out);
+    return out.str();
+}
+
+void setTorchThreads(int threads)
+{
+    at::set_num_threads(std::max(1, threads));
+}
+
+ParameterSet initialParameters(const PolicySpec &spec, std::uint64_t seed)
+{
+    auto m = makeModel(spec, seed);
+    return copyOut(m);
+}
+
+namespace detail {
+
+std::string archiveFromParameters(const ParameterSet &p)
+{
+    torch::serialize::OutputArchive ar;
+    for (const auto &[name, t] : p) {
+        auto tensor = torch::from_blob(const_cast<float *>(t.data.data()),
+                                       std::vector<std::int64_t>(t.shape.begin(), t.shape.end()))
+                          .clone();
+        ar.write(name, tensor);
+    }
+    std::ostringstream out;
+    ar.save_to(out);
+    return out.str();
+}
+
+ParameterSet parametersFromArchive(const std::string &archive, const PolicySpec &spec,
+                                   const std::string &origin)
+{
+    ParameterSet p;
+    try {
+        std::istringstream in(archive);
+        torch::serialize::InputArchive ar;
+        ar.load_from(in);
+        for (const auto &[name, shape] : expectedParameters(spec)) {
+            torch::Tensor t;
+            if (!ar.try_read(name, t))
+                throw Error(origin + ": network archive lacks parameter '" + name + "'");
+            std::vector<std::int64_t> got(t.sizes().begin(), t.sizes().end());
+            if (got != shape) {
+                auto str = [](const std::vector<std::int64_t> &v) {
+                    std::string s = "[";
+                    for (size_t i = 0; i < v.size(); ++i)
+                        s += (i ? "," : "") + std::to_string(v[i]);
+                    return s + "]";
+                };
+                throw Error(origin + ": mismatched dimensions: parameter '" + name + "' is " +
+                            str(got) + ", the metadata implies " + str(shape));
+            }
+            t = t.contiguous().to(torch::kFloat32);
+            ParameterTensor pt;
+            pt.shape = got;
+            pt.data.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
+            for (float v : pt.data)
+                if (!std::isfinite(v))
+                    throw Error(origin + ": parameter '" + name + "' holds non-finite values");
+            p[name] = std::move(pt);
+        }
+    } catch (const c10::Error &e) {
+        throw Error(origin + ": corrupt network archive (" + e.what_without_backtrace() + ")");
+    } catch (const Error &) {
+        throw;
+    } catch (const std::exception &e) {
+        throw Error(origin + ": corrupt network archive (" + e.what() + ")");
+    }
+    return p;
+}
+
+} // namespace detail
+
+} // namespace dl2

@@ -1,0 +1,64 @@
+#pragma once
+// What a learned policy is: its kind, state encoding, network sizes and the inference-loop
+// rules. Stored in every checkpoint and checked on load.
+//
+// dl2 (faithful to the paper / reference code, spec section 5):
+//   - window of J jobs by arrival (jobs at both caps left out), J x F flattened input with
+//     F = type (one-hot by default = paper, raw id with oneHotType=false = code) + 5 features
+//     (slots since arrival, remaining fraction, dominant share, workers, PSs), unnormalised by
+//     default (the code) or normalised (FeatureOptions::normalise);
+//   - 3J + 1 actions (worker / PS / bundle for window position i, then stop);
+//   - two hidden ReLU layers (paper: 256 each) + softmax; value net with the same body;
+//   - every unfinished job first gets one bundle; the slot ends on stop, the first failed
+//     allocation on the simulation's placement rule, or an empty window.
+// dl2-plus (improvements, spec section 9):
+//   - per-job encoder shared across jobs (permutation invariant, any number of jobs, no
+//     window truncation), type-free normalised job features (demands, speed gains from the
+//     profile's speed estimate) so new job types need no retraining, global features
+//     (free CPU/GPU capacity, load) fed to the heads, a separate stop output;
+//   - feasibility masking over all nodes (FirstFit): a task that fits nowhere is masked and a
+//     task that fits somewhere is placed there, so the slot never ends on a failed allocation;
+//   - no forced bundle per job (the policy decides who runs);
+//   - trained with reward = minus unfinished jobs per slot (exact JCT signal), optionally.
+
+#include <string>
+
+namespace dl2 {
+
+enum class PolicyKind { Dl2, Dl2Plus };
+const char *toString(PolicyKind kind);
+// Throws dl2::Error for anything but "dl2" / "dl2-plus".
+PolicyKind policyKindFromString(const std::string &name);
+
+struct FeatureOptions
+{
+    bool oneHotType = true;
+    bool normalise = false;
+};
+
+struct PolicySpec
+{
+    PolicyKind kind = PolicyKind::Dl2;
+    int window = 40;  // J; dl2-plus: 0 = every unfinished job
+    int types = 8;    // job types the dl2 one-hot encodes
+    FeatureOptions features;
+    int hidden1 = 256;
+    int hidden2 = 256;
+    bool initialBundles = true;
+    bool feasibilityMask = false;
+
+    int jobDim() const;
+    int globalDim() const;
+    // dl2: J x jobDim (the flat network input); dl2-plus: jobDim.
+    int stateDim() const;
+    // dl2: 3J + 1; dl2-plus: 4 (worker, PS, bundle per job + stop) as stored in checkpoints.
+    int actionDim() const;
+};
+
+// The defaults of a kind for a scenario window and type count.
+PolicySpec defaultSpec(PolicyKind kind, int window, int types);
+
+inline constexpr int kPlusJobFeatures = 14;
+inline constexpr int kPlusGlobalFeatures = 4;
+
+} // namespace dl2

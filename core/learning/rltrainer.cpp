@@ -1,0 +1,367 @@
+#include "rltrainer.h"
+
+#include "checkpoint.h"
+#include "dl2policy.h"
+#include "error.h"
+#include "fileio.h"
+#include "learner.h"
+#include "modelprofile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+namespace dl2 {
+
+void checkAblations(const std::vector<std::string> &ablations)
+{
+    for (const auto &a : ablations)
+        if (a != "no-value" && a != "no-exploration" && a != "no-replay" && a != "per-action-reward")
+            throw Error("unknown ablation '" + a +
+                        "' (known: no-value, no-exploration, no-replay, per-action-reward)");
+}
+
+namespace {
+
+bool has(const std::vector<std::string> &v, const char *name)
+{
+    return std::find(v.begin(), v.end(), name) != v.end();
+}
+
+EncodedState stateOf(const Sample &x, const PolicySpec &spec)
+{
+    EncodedState s;
+    s.rows = x.rows;
+    s.jobDim = spec.jobDim();
+    s.globalDim = spec.globalDim();
+    s.jobs = x.jobs;
+    s.global = x.global;
+    s.mask = x.mask;
+    s.jobIndex.resize(size_t(x.rows));
+    for (int r = 0; r < x.rows; ++r)
+        s.jobIndex[size_t(r)] = r;
+    return s;
+}
+
+// One training environment: a simulator on a training trace and an acting policy.
+struct Env
+{
+    int id = 0;
+    std::unique_ptr<Simulator> sim;
+    std::unique_ptr<Dl2Policy> policy;
+    std::unique_ptr<PolicyNetwork> critic; // V for bootstrapping
+    std::vector<Sample> current, pending, finished;
+    double lastReward = 0.0;
+};
+
+} // namespace
+
+RlTrainer::RlTrainer(RlOptions options) : m_options(std::move(options)) {}
+
+TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool> *cancel)
+{
+    const RlOptions &o = m_options;
+    checkAblations(o.ablations);
+    const Scenario &scenario = scenarioByName(o.scenario);
+    const ProfileSet profiles = ProfileSet::reference();
+    registerBaselines();
+
+    std::unique_ptr<Learner> learner;
+    PolicySpec spec;
+    if (!o.init.empty()) {
+        const Checkpoint c = readCheckpoint(o.init, o.kind);
+        spec = c.spec;
+        learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl");
+    } else {
+        spec = o.spec ? *o.spec : defaultSpec(o.kind, scenario.window, profiles.size());
+        learner = std::make_unique<Learner>(spec, o.learningRate, o.seed);
+    }
+    const bool useValue = !has(o.ablations, "no-value");
+    const bool explore = !has(o.ablations, "no-exploration");
+    const ReplayMode replayMode = has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
+    const bool perAction = has(o.ablations, "per-action-reward");
+    const bool unfinished = o.unfinishedJobsReward.value_or(spec.kind == PolicyKind::Dl2Plus);
+    const double rewardScale = unfinished ? 0.02 : 1.0;
+    const double discount = useValue ? o.discount : 0.0;
+
+    SimulationOptions simOptions = scenario.simulation;
+    simOptions.unfinishedJobsReward = unfinished;
+
+    Rng rng(o.seed * 104729 + 3);
+    ReplayBuffer replay(o.bufferSize, replayMode == ReplayMode::None ? ReplayMode::Uniform : replayMode);
+    auto params = learner->parameters();
+
+    std::vector<Env> envs(size_t(std::max(1, o.envs)));
+    std::uint64_t episode = 0;
+    auto restart = [&](Env &e) {
+        const std::uint64_t seed = o.trainSeedBase + episode++;
+        e.sim = std::make_unique<Simulator>(scenario.cluster, profiles, scenario.trace(profiles, seed), simOptions);
+    };
+    for (size_t i = 0; i < envs.size(); ++i) {
+        Env &e = envs[i];
+        e.id = int(i);
+        restart(e);
+        e.policy = std::make_unique<Dl2Policy>(spec, params, o.seed * 1000 + i);
+        e.critic = std::make_unique<PolicyNetwork>(spec, params);
+        ActorOptions actor;
+        actor.sample = true;
+        actor.epsilon = explore ? o.epsilon : 0.0;
+        actor.threshold = o.threshold;
+        Env *ep = &e;
+        actor.onDecision = [ep](const EncodedState &s, int action, float mu, int job) {
+            Sample x = Sample::fromState(s, action);
+            x.behaviourProb = mu;
+            x.jobIndex = job;
+            x.env = ep->id;
+            ep->current.push_back(std::move(x));
+        };
+        e.policy->setActor(std::move(actor));
+    }
+
+    // One slot of one environment; finished samples get their returns.
+    auto stepEnv = [&](Env &e) {
+        e.current.clear();
+        e.sim->step(*e.policy);
+        const double r = e.sim->rewards().empty() ? 0.0 : e.sim->rewards().back() * rewardScale;
+        e.lastReward = r;
+        if (perAction) {
+            double meanProgress = 0.0;
+            int n = 0;
+            for (const auto &j : e.sim->jobs())
+                if (j.totalEpochs > 0 && (j.active() || j.epochsThisSlot > 0)) {
+                    meanProgress += j.epochsThisSlot / j.totalEpochs;
+                    ++n;
+                }
+            meanProgress /= std::max(1, n);
+            for (auto &x : e.current)
+                x.ret = x.jobIndex >= 0 ? float(e.sim->jobs()[size_t(x.jobIndex)].epochsThisSlot /
+                                                std::max(1e-9, e.sim->jobs()[size_t(x.jobIndex)].totalEpochs))
+                                        : float(meanProgress);
+        } else {
+            for (auto &x : e.current)
+                x.ret = float(r);
+        }
+        // Bootstrap the previous slot's samples with V(first state of this slot).
+        if (!e.current.empty() && !e.pending.empty()) {
+            float v = 0.0f;
+            if (discount > 0.0) {
+                e.critic->resetCache();
+                v = e.critic->value(stateOf(e.current.front(), spec));
+            }
+            for (auto &x : e.pending) {
+                x.ret += float(discount) * v;
+                e.finished.push_back(std::move(x));
+            }
+            e.pending.clear();
+        }
+        if (!e.current.empty()) {
+            if (perAction || discount <= 0.0) {
+                for (auto &x : e.current)
+                    e.finished.push_back(std::move(x));
+            } else {
+                e.pending = std::move(e.current);
+            }
+            e.current.clear();
+        }
+        if (e.sim->done()) {
+            for (auto &x : e.pending)
+                e.finished.push_back(std::move(x)); // terminal: V = 0
+            e.pending.clear();
+        }
+    };
+
+    TrainingInfo info;
+    info.trainer = "rl";
+    info.scenario = o.scenario;
+    info.replay = toString(replayMode);
+    info.learningRate = o.learningRate;
+    info.batchSize = o.batchSize;
+    info.bufferSize = o.bufferSize;
+    info.envs = int(envs.size());
+    info.entropyWeight = o.entropyWeight;
+    info.epsilon = explore ? o.epsilon : 0.0;
+    info.threshold = o.threshold;
+    info.discount = discount;
+    info.importanceClip = o.importanceClip;
+    info.unfinishedJobsReward = unfinished;
+    info.ablations = o.ablations;
+    info.seed = o.seed;
+    TrainResult result;
+    result.checkpoint = o.output;
+    auto save = [&](long long step, double jct) {
+        if (o.output.empty())
+            return;
+        info.step = step;
+        info.validationAvgJct = jct;
+        writeFileAtomically(o.output, encodeCheckpoint(spec, info, learner->archive(o.saveOptimizer),
+                                                       o.saveOptimizer));
+    };
+    const auto start = std::chrono::steady_clock::now();
+    auto seconds = [&] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    };
+
+    RlLossOptions loss;
+    loss.entropyWeight = o.entropyWeight;
+    loss.importanceClip = o.importanceClip;
+    loss.useValue = useValue;
+    double baseline = 0.0;
+    bool baselineSet = false;
+    double advantageStd = 1.0; // running RMS of advantages: the scale of the policy gradient
+    bool advantageStdSet = false;
+    CurvePoint acc;
+    int accCount = 0;
+    bool saved = false;
+
+    // Validation of the starting point (the SL policy) so RL never ships worse than it.
+    {
+        const double jct = evaluatePolicy(scenario, spec, params, o.validationSeeds, o.threads);
+        CurvePoint p;
+        p.validationAvgJct = jct;
+        p.seconds = seconds();
+        result.curve.push_back(p);
+        result.bestValidationAvgJct = jct;
+        result.bestStep = 0;
+        save(0, jct);
+        saved = true;
+        if (progress)
+            progress(0, o.steps, p);
+    }
+
+    for (long long step = 1; step <= o.steps; ++step) {
+        if (cancel && cancel->load()) {
+            result.cancelled = true;
+            break;
+        }
+        if (envs.size() == 1) {
+            stepEnv(envs[0]);
+        } else {
+            std::vector<std::thread> pool;
+            for (size_t i = 1; i < envs.size(); ++i)
+                pool.emplace_back([&, i] { stepEnv(envs[i]); });
+            stepEnv(envs[0]);
+            for (auto &t : pool)
+                t.join();
+        }
+        double rewardSum = 0.0;
+        std::vector<Sample> fresh;
+        for (auto &e : envs) {
+            rewardSum += e.lastReward;
+            for (auto &x : e.finished)
+                fresh.push_back(std::move(x));
+            e.finished.clear();
+            if (e.sim->done())
+                restart(e);
+        }
+        // Batch: fresh samples (subsampled to the batch size), filled up from replay.
+        // With replay, at most half the batch is fresh: a slot's samples share one return, so
+        // a batch of one slot alone carries almost no signal.
+        const int freshLimit = replayMode == ReplayMode::None || replay.size() < o.batchSize
+                                   ? o.batchSize
+                                   : o.batchSize / 2;
+        std::vector<Sample> freshUsed;
+        if (int(fresh.size()) > freshLimit) {
+            for (int i = 0; i < freshLimit; ++i) {
+                const size_t k = size_t(i) + size_t(rng.below(fresh.size() - size_t(i)));
+                std::swap(fresh[size_t(i)], fresh[k]);
+            }
+            freshUsed.assign(fresh.begin(), fresh.begin() + freshLimit);
+        } else {
+            freshUsed = fresh;
+        }
+        std::vector<const Sample *> batch;
+        for (const auto &x : freshUsed)
+            batch.push_back(&x);
+        std::vector<int> replayed;
+        if (replayMode != ReplayMode::None && replay.size() > 0 && int(batch.size()) < o.batchSize) {
+            replayed = replay.sample(o.batchSize - int(batch.size()), rng);
+            for (int k : replayed)
+                batch.push_back(&replay.at(k));
+        }
+        if (!batch.empty()) {
+            // Equal weight per environment.
+            std::vector<int> perEnv(envs.size(), 0);
+            for (const Sample *x : batch)
+                ++perEnv[size_t(x->env)];
+            int present = 0;
+            for (int n : perEnv)
+                present += n > 0 ? 1 : 0;
+            std::vector<float> weights;
+            for (const Sample *x : batch)
+                weights.push_back(1.0f / float(present * perEnv[size_t(x->env)]));
+            if (!useValue) {
+                double mean = 0.0;
+                for (const Sample *x : batch)
+                    mean += x->ret;
+                mean /= double(batch.size());
+                baseline = baselineSet ? 0.95 * baseline + 0.05 * mean : mean;
+                baselineSet = true;
+                loss.baseline = baseline;
+            }
+            loss.advantageScale = 1.0 / std::max(1e-3, advantageStd);
+            loss.policyWeight = (useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
+            const RlUpdateStats st = learner->rlUpdate(batch, weights, loss);
+            {
+                double m2 = 0.0;
+                for (float a : st.advantages)
+                    m2 += double(a) * a;
+                const double batchStd = std::sqrt(m2 / double(std::max<size_t>(1, st.advantages.size())));
+                advantageStd = advantageStdSet ? 0.99 * advantageStd + 0.01 * batchStd : batchStd;
+                advantageStdSet = true;
+            }
+            for (size_t k = 0; k < replayed.size(); ++k)
+                replay.setPriority(replayed[k], std::fabs(st.advantages[freshUsed.size() + k]) + 0.01f);
+            acc.trainLoss += st.policyLoss;
+            acc.valueLoss += st.valueLoss;
+            acc.entropy += st.entropy;
+            ++accCount;
+            float maxPriority = 1.0f;
+            for (size_t k = 0; k < freshUsed.size(); ++k)
+                maxPriority = std::max(maxPriority, std::fabs(st.advantages[k]) + 0.01f);
+            if (replayMode != ReplayMode::None)
+                for (auto &x : fresh)
+                    replay.add(std::move(x), maxPriority);
+            params = learner->parameters();
+            for (auto &e : envs) {
+                e.policy->setParameters(params);
+                e.critic = std::make_unique<PolicyNetwork>(spec, params);
+            }
+        }
+        acc.reward += rewardSum / double(envs.size());
+
+        const bool validate = step % o.validateEvery == 0 || step == o.steps;
+        if (validate || step % 20 == 0) {
+            CurvePoint p;
+            p.step = step;
+            p.seconds = seconds();
+            const int n = std::max(1, accCount);
+            p.trainLoss = acc.trainLoss / n;
+            p.valueLoss = acc.valueLoss / n;
+            p.entropy = acc.entropy / n;
+            p.reward = acc.reward / 20.0;
+            acc = CurvePoint();
+            accCount = 0;
+            if (validate) {
+                p.validationAvgJct = evaluatePolicy(scenario, spec, params, o.validationSeeds, o.threads);
+                if (p.validationAvgJct < result.bestValidationAvgJct) {
+                    result.bestValidationAvgJct = p.validationAvgJct;
+                    result.bestStep = step;
+                    save(step, p.validationAvgJct);
+                }
+            }
+            result.curve.push_back(p);
+            if (!o.output.empty() && validate)
+                writeCurves(o.output, result.curve);
+            if (progress)
+                progress(step, o.steps, p);
+        }
+    }
+    if (!saved)
+        save(0, -1.0);
+    if (!o.output.empty())
+        writeCurves(o.output, result.curve);
+    return result;
+}
+
+} // namespace dl2

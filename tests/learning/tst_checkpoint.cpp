@@ -1,0 +1,236 @@
+// Checkpoint round trip and every corrupt-file case: each must throw dl2::Error naming the
+// file and what is wrong, never crash and never load a wrong policy.
+#include "checkpoint.h"
+#include "error.h"
+#include "fileio.h"
+#include "registerpolicies.h"
+#include "scheduler.h"
+
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace dl2;
+
+class TestCheckpoint : public QObject
+{
+    Q_OBJECT
+
+    QTemporaryDir m_dir;
+    std::string path(const char *name) const { return m_dir.path().toStdString() + "/" + name; }
+
+    static PolicySpec smallSpec(PolicyKind kind)
+    {
+        PolicySpec s = defaultSpec(kind, 4, 8);
+        s.hidden1 = 16;
+        s.hidden2 = 8;
+        return s;
+    }
+
+    // Expects dl2::Error whose message names the file and contains `what`.
+    void expectError(const std::string &file, const std::string &what,
+                     std::optional<PolicyKind> kind = {})
+    {
+        try {
+            readCheckpoint(file, kind);
+            QFAIL(("no error for " + what).c_str());
+        } catch (const Error &e) {
+            const std::string msg = e.what();
+            QVERIFY2(msg.find(file) != std::string::npos, msg.c_str());
+            QVERIFY2(msg.find(what) != std::string::npos, msg.c_str());
+        }
+    }
+
+    std::string validBytes(PolicyKind kind = PolicyKind::Dl2)
+    {
+        const PolicySpec spec = smallSpec(kind);
+        return encodeCheckpoint(spec, TrainingInfo{}, detail::archiveFromParameters(initialParameters(spec, 1)), false);
+    }
+
+private Q_SLOTS:
+    void roundTrip_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("dl2") << QStringLiteral("dl2");
+        QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus");
+    }
+    void roundTrip()
+    {
+        QFETCH(QString, kind);
+        const PolicySpec spec = smallSpec(policyKindFromString(kind.toStdString()));
+        const ParameterSet params = initialParameters(spec, 42);
+        TrainingInfo info;
+        info.trainer = "rl";
+        info.scenario = "dl2-small";
+        info.learningRate = 1e-4;
+        info.step = 1234;
+        info.validationAvgJct = 27.5;
+        info.ablations = {"no-replay"};
+        const std::string file = path("round.dl2ckpt");
+        writeCheckpoint(file, spec, info, params);
+        const Checkpoint c = readCheckpoint(file, spec.kind);
+        QCOMPARE(int(c.spec.kind), int(spec.kind));
+        QCOMPARE(c.spec.window, spec.window);
+        QCOMPARE(c.spec.hidden1, 16);
+        QCOMPARE(c.spec.features.oneHotType, spec.features.oneHotType);
+        QCOMPARE(c.info.step, 1234LL);
+        QCOMPARE(c.info.validationAvgJct, 27.5);
+        QCOMPARE(c.info.scenario, std::string("dl2-small"));
+        QCOMPARE(c.info.ablations, std::vector<std::string>{"no-replay"});
+        QVERIFY(!c.hasOptimizer);
+        QCOMPARE(c.parameters->size(), params.size());
+        for (const auto &[name, t] : params) {
+            QCOMPARE(c.parameters->at(name).shape, t.shape);
+            QCOMPARE(c.parameters->at(name).data, t.data);
+        }
+        // Same seed, same initial weights.
+        QCOMPARE(initialParameters(spec, 42).begin()->second.data, params.begin()->second.data);
+    }
+
+    void missingFile() { expectError(path("does-not-exist.dl2ckpt"), "does not exist"); }
+
+    void emptyFile()
+    {
+        const std::string file = path("empty.dl2ckpt");
+        writeFileAtomically(file, "");
+        expectError(file, "empty file");
+    }
+
+    void garbage()
+    {
+        const std::string file = path("garbage.dl2ckpt");
+        writeFileAtomically(file, std::string(4000, 'x'));
+        expectError(file, "not a DL2 checkpoint");
+    }
+
+    void truncated_data()
+    {
+        QTest::addColumn<int>("keep");
+        QTest::newRow("header") << 10;
+        QTest::newRow("metadata") << 30;
+        QTest::newRow("archive-start") << -2000;
+        QTest::newRow("archive-end") << -1;
+    }
+    void truncated()
+    {
+        QFETCH(int, keep);
+        const std::string bytes = validBytes();
+        const size_t n = keep > 0 ? size_t(keep) : bytes.size() - size_t(-keep);
+        const std::string file = path("truncated.dl2ckpt");
+        writeFileAtomically(file, bytes.substr(0, n));
+        expectError(file, keep == 10 ? "not a DL2 checkpoint" : "truncated");
+    }
+
+    void flippedArchiveByte()
+    {
+        std::string bytes = validBytes();
+        bytes[bytes.size() - 100] ^= 0x5a;
+        const std::string file = path("flipped.dl2ckpt");
+        writeFileAtomically(file, bytes);
+        expectError(file, "checksum");
+    }
+
+    void corruptArchiveWithValidChecksum()
+    {
+        // Meta that describes a garbage archive (checksum recomputed): libtorch must fail
+        // cleanly inside the loader.
+        const PolicySpec spec = smallSpec(PolicyKind::Dl2);
+        const std::string file = path("badarchive.dl2ckpt");
+        writeFileAtomically(file, encodeCheckpoint(spec, TrainingInfo{}, std::string(3000, '\x07'), false));
+        expectError(file, "corrupt network archive");
+    }
+
+    void wrongDimensions()
+    {
+        // Metadata of a window-4 policy, weights of a window-6 one.
+        const PolicySpec a = smallSpec(PolicyKind::Dl2);
+        PolicySpec b = a;
+        b.window = 6;
+        const std::string file = path("dims.dl2ckpt");
+        writeFileAtomically(file, encodeCheckpoint(a, TrainingInfo{}, detail::archiveFromParameters(initialParameters(b, 1)), false));
+        expectError(file, "mismatched dimensions");
+    }
+
+    void wrongHiddenSize()
+    {
+        const PolicySpec a = smallSpec(PolicyKind::Dl2Plus);
+        PolicySpec b = a;
+        b.hidden2 = 9;
+        const std::string file = path("hidden.dl2ckpt");
+        writeFileAtomically(file, encodeCheckpoint(a, TrainingInfo{}, detail::archiveFromParameters(initialParameters(b, 1)), false));
+        expectError(file, "mismatched dimensions");
+    }
+
+    void missingParameter()
+    {
+        const PolicySpec spec = smallSpec(PolicyKind::Dl2);
+        ParameterSet p = initialParameters(spec, 1);
+        p.erase("value.out.bias");
+        const std::string file = path("missing-param.dl2ckpt");
+        writeFileAtomically(file, encodeCheckpoint(spec, TrainingInfo{}, detail::archiveFromParameters(p), false));
+        expectError(file, "value.out.bias");
+    }
+
+    void wrongKind()
+    {
+        const std::string file = path("kind.dl2ckpt");
+        writeFileAtomically(file, validBytes(PolicyKind::Dl2));
+        expectError(file, "wrong policy kind", PolicyKind::Dl2Plus);
+    }
+
+    void unsupportedVersion()
+    {
+        std::string bytes = validBytes();
+        bytes[8] = 9;
+        const std::string file = path("version.dl2ckpt");
+        writeFileAtomically(file, bytes);
+        expectError(file, "format version");
+    }
+
+    void registryLoadsAnyFile()
+    {
+        registerLearnedPolicies();
+        const PolicySpec spec = smallSpec(PolicyKind::Dl2Plus);
+        const std::string file = path("registry.dl2ckpt");
+        writeCheckpoint(file, spec, TrainingInfo{}, initialParameters(spec, 5));
+        SchedulerConfig config;
+        config.checkpoint = file;
+        auto policy = makeScheduler("dl2-plus", config);
+        QCOMPARE(policy->name(), std::string("dl2-plus"));
+        // The same file is not a dl2 policy.
+        QVERIFY_THROWS_EXCEPTION(Error, makeScheduler("dl2", config));
+        config.checkpoint = path("nope.dl2ckpt");
+        QVERIFY_THROWS_EXCEPTION(Error, makeScheduler("dl2-plus", config));
+    }
+
+    void shippedPoliciesLoad_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("scenario");
+        QTest::newRow("dl2") << QStringLiteral("dl2") << QStringLiteral("dl2-reference");
+        QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference");
+        QTest::newRow("dl2-plus-contended") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-contended");
+    }
+    void shippedPoliciesLoad()
+    {
+        QFETCH(QString, kind);
+        QFETCH(QString, scenario);
+        const PolicyKind k = policyKindFromString(kind.toStdString());
+        const std::string file = shippedPolicyPath(k, scenario.toStdString());
+        QVERIFY2(file.rfind(":/dl2/policies/", 0) == 0, file.c_str()); // compiled in
+        const Checkpoint c = readCheckpoint(file, k);
+        QVERIFY(!c.hasOptimizer);
+        QVERIFY(c.info.validationAvgJct > 0);
+        if (scenario == QStringLiteral("dl2-contended"))
+            QCOMPARE(c.info.scenario, std::string("dl2-contended"));
+    }
+
+    void trailingBytes()
+    {
+        const std::string file = path("trailing.dl2ckpt");
+        writeFileAtomically(file, validBytes() + "junk");
+        expectError(file, "unexpected bytes");
+    }
+};
+
+QTEST_GUILESS_MAIN(TestCheckpoint)
+#include "tst_checkpoint.moc"

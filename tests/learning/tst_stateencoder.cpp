@@ -1,0 +1,186 @@
+// State encoding golden values on a tiny hand-made slot, and action masking under caps,
+// window limits and feasibility, including a long random-policy run in which no masked
+// action is ever chosen.
+#include "checkpoint.h"
+#include "dl2policy.h"
+#include "modelprofile.h"
+#include "scenario.h"
+#include "scheduler.h"
+#include "simulator.h"
+#include "stateencoder.h"
+
+#include <QTest>
+
+using namespace dl2;
+
+class TestStateEncoder : public QObject
+{
+    Q_OBJECT
+
+    struct Fixture
+    {
+        Cluster cluster{4, {8, 8}};
+        std::vector<JobState> jobs;
+        ProfileSet profiles = ProfileSet::reference();
+        SimulationOptions options;
+        std::unique_ptr<SlotContext> ctx;
+
+        explicit Fixture(int maxWorkers = 16)
+        {
+            options.maxWorkers = maxWorkers;
+            JobState a;
+            a.id = 10;
+            a.type = 0; // resnet-50, worker [2,4]
+            a.arrivalSlot = 0;
+            a.totalEpochs = a.estimatedEpochs = 9000;
+            a.doneEpochs = 4500;
+            a.status = JobStatus::Queued;
+            JobState b;
+            b.id = 11;
+            b.type = 5; // cnn-text, worker [2,0]
+            b.arrivalSlot = 2;
+            b.totalEpochs = b.estimatedEpochs = 13800;
+            b.status = JobStatus::Queued;
+            jobs = {a, b};
+            ctx = std::make_unique<SlotContext>(5, cluster, jobs, std::vector<int>{0, 1}, profiles, options);
+            ctx->add(0, TaskKind::Bundle);
+        }
+    };
+
+private Q_SLOTS:
+    void rawFeatures()
+    {
+        Fixture f;
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 3, 8);
+        StateEncoder enc(spec);
+        EncodedState s;
+        enc.encode(*f.ctx, s);
+        QCOMPARE(s.rows, 3);
+        QCOMPARE(s.jobDim, 13);
+        const std::vector<float> row0 = {1, 0, 0, 0, 0, 0, 0, 0, 5, 0.5f, 0.125f, 1, 1};
+        const std::vector<float> row1 = {0, 0, 0, 0, 0, 1, 0, 0, 3, 1.0f, 0.0f, 0, 0};
+        for (int k = 0; k < 13; ++k) {
+            QCOMPARE(s.jobs[size_t(k)], row0[size_t(k)]);
+            QCOMPARE(s.jobs[size_t(13 + k)], row1[size_t(k)]);
+            QCOMPARE(s.jobs[size_t(26 + k)], 0.0f);
+        }
+        const std::vector<std::uint8_t> mask = {1, 1, 1, 1, 1, 1, 0, 0, 0, 1};
+        QCOMPARE(s.mask, mask);
+        QCOMPARE(s.jobIndex, (std::vector<int>{0, 1, -1}));
+    }
+
+    void normalisedFeatures()
+    {
+        Fixture f;
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 2, 8);
+        spec.features = {false, true};
+        StateEncoder enc(spec);
+        EncodedState s;
+        enc.encode(*f.ctx, s);
+        QCOMPARE(s.jobDim, 6);
+        const std::vector<float> row0 = {1.0f / 8, 5.0f / 15, 0.5f, 0.125f * 4 / 16, 1.0f / 16, 1.0f / 16};
+        for (int k = 0; k < 6; ++k)
+            QVERIFY(qAbs(s.jobs[size_t(k)] - row0[size_t(k)]) < 1e-6f);
+    }
+
+    void plusFeatures()
+    {
+        Fixture f;
+        StateEncoder enc(defaultSpec(PolicyKind::Dl2Plus, 0, 8));
+        EncodedState s;
+        enc.encode(*f.ctx, s);
+        QCOMPARE(s.rows, 2);
+        QCOMPARE(s.jobDim, kPlusJobFeatures);
+        QCOMPARE(s.globalDim, kPlusGlobalFeatures);
+        QCOMPARE(s.jobs[0], 0.5f);                 // remaining fraction
+        QVERIFY(qAbs(s.jobs[1] - 5.0f / 15) < 1e-6f); // age
+        QCOMPARE(s.jobs[2], 1.0f / 16);            // workers
+        QCOMPARE(s.jobs[5], 0.5f);                 // worker GPU demand 4 / 8
+        QCOMPARE(s.jobs[13], 1.0f);                // running
+        QCOMPARE(s.jobs[size_t(kPlusJobFeatures + 13)], 0.0f);
+        QVERIFY(qAbs(s.global[0] - (1.0f - 4.0f / 32)) < 1e-6f); // free CPU
+        QVERIFY(qAbs(s.global[1] - (1.0f - 4.0f / 32)) < 1e-6f); // free GPU
+        QCOMPARE(s.global[3], 0.5f);               // half the jobs run
+    }
+
+    void capsAreMasked()
+    {
+        Fixture f(1); // at most one worker: job 0 is at its worker cap
+        StateEncoder enc(defaultSpec(PolicyKind::Dl2, 3, 8));
+        EncodedState s;
+        enc.encode(*f.ctx, s);
+        QCOMPARE(s.mask[0], std::uint8_t(0)); // worker
+        QCOMPARE(s.mask[1], std::uint8_t(1)); // PS
+        QCOMPARE(s.mask[2], std::uint8_t(0)); // bundle
+    }
+
+    void windowLimit()
+    {
+        Fixture f;
+        StateEncoder enc(defaultSpec(PolicyKind::Dl2, 1, 8));
+        EncodedState s;
+        enc.encode(*f.ctx, s);
+        QCOMPARE(s.rows, 1);
+        QCOMPARE(s.jobIndex, std::vector<int>{0});
+        QCOMPARE(s.actionCount(), 4);
+    }
+
+    void infeasibleIsMaskedForPlus()
+    {
+        Fixture f;
+        // Fill every GPU: GPU workers fit nowhere, CPU tasks still do.
+        for (int n = 0; n < 4; ++n)
+            f.cluster.allocate(n, {0, 8 - f.cluster.used(n)[1]});
+        StateEncoder enc(defaultSpec(PolicyKind::Dl2Plus, 0, 8));
+        EncodedState s;
+        enc.encode(*f.ctx, s);
+        QCOMPARE(s.mask[0], std::uint8_t(0)); // resnet worker: no GPU left
+        QCOMPARE(s.mask[1], std::uint8_t(1)); // its PS fits
+        QCOMPARE(s.mask[3], std::uint8_t(1)); // cnn-text worker fits
+    }
+
+    void randomPolicyNeverPicksMaskedAction_data()
+    {
+        QTest::addColumn<QString>("kind");
+        QTest::newRow("dl2") << QStringLiteral("dl2");
+        QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus");
+    }
+    void randomPolicyNeverPicksMaskedAction()
+    {
+        QFETCH(QString, kind);
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = defaultSpec(policyKindFromString(kind.toStdString()), sc.window, profiles.size());
+        auto params = std::make_shared<const ParameterSet>(initialParameters(spec, 3));
+        Dl2Policy policy(spec, params, 7);
+        long decisions = 0, invalid = 0;
+        ActorOptions actor;
+        actor.sample = true;
+        actor.epsilon = 0.4;
+        actor.onDecision = [&](const EncodedState &s, int action, float mu, int) {
+            ++decisions;
+            if (action < 0 || action >= s.actionCount() || !s.mask[size_t(action)] || !(mu > 0.0f))
+                ++invalid;
+        };
+        policy.setActor(actor);
+        policy.setRecordDecisions(true);
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 5), sc.simulation);
+        int failed = 0;
+        for (int slot = 0; slot < 60 && !sim.done(); ++slot) {
+            sim.step(policy);
+            for (const auto &d : policy.lastSlotDecisions()) {
+                QVERIFY(d.action >= 0 && d.action < int(d.probabilities.size()));
+                QVERIFY(d.probabilities[size_t(d.action)] > 0.0f || d.explored);
+                QVERIFY(d.result != AddResult::AtCap);
+                failed += d.result == AddResult::NoCapacity ? 1 : 0;
+            }
+        }
+        QVERIFY(decisions > 100);
+        QCOMPARE(invalid, 0L);
+        if (spec.feasibilityMask)
+            QCOMPARE(failed, 0); // dl2-plus never ends a slot on a failed allocation
+    }
+};
+
+QTEST_GUILESS_MAIN(TestStateEncoder)
+#include "tst_stateencoder.moc"
