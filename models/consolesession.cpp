@@ -1,5 +1,6 @@
 #include "consolesession.h"
 
+#include "liveoperations.h"
 #include "logging.h"
 #include "simulationworker.h"
 
@@ -38,6 +39,8 @@ ConsoleSession::ConsoleSession(QObject *parent)
 
 ConsoleSession::~ConsoleSession()
 {
+    delete m_live; // no liveChanged(): the listeners may be gone already
+    m_live = nullptr;
     if (m_worker)
         m_worker->requestStop();
     m_thread->quit();
@@ -46,6 +49,7 @@ ConsoleSession::~ConsoleSession()
 
 void ConsoleSession::load(const SessionSetup &setup)
 {
+    stopLive();
     ++m_generation;
     m_setup = setup;
     m_loaded = false;
@@ -67,6 +71,71 @@ void ConsoleSession::load(const SessionSetup &setup)
                 w->load(generation, setup);
         },
         Qt::QueuedConnection);
+}
+
+void ConsoleSession::startLive(const LiveSetup &setup)
+{
+    stopLive();
+    ++m_generation; // drops whatever the replay worker still sends
+    QMetaObject::invokeMethod(
+        m_worker,
+        [w = m_worker] {
+            if (w)
+                w->unload();
+        },
+        Qt::QueuedConnection);
+    m_setup = {setup.scenario, setup.seed, QString(), setup.policy};
+    m_loaded = false;
+    m_runComplete = false;
+    m_inFlightSlot = -1;
+    m_wanted = -1;
+    m_snapshot = {};
+    m_decisions = {};
+    m_timeline.clear();
+    setPlaying(false);
+    Q_EMIT loadStarted();
+    Q_EMIT timelineChanged();
+    Q_EMIT snapshotChanged();
+
+    m_live = new LiveOperations(setup, this);
+    connect(m_live, &LiveOperations::started, this, [this](const RunInfo &info) {
+        m_info = info;
+        m_loaded = true;
+        Q_EMIT loaded();
+    });
+    connect(m_live, &LiveOperations::failed, this, [this](const QString &message) {
+        qCWarning(lcLive) << "live operations failed:" << message;
+        setPlaying(false);
+        Q_EMIT errorOccurred(message);
+    });
+    connect(m_live, &LiveOperations::slotCompleted, this, &ConsoleSession::onLiveSlot);
+    connect(m_live, &LiveOperations::finished, this, [this] {
+        m_runComplete = true;
+        setPlaying(false);
+        Q_EMIT timelineChanged();
+    });
+    Q_EMIT liveChanged();
+}
+
+void ConsoleSession::stopLive()
+{
+    if (!m_live)
+        return;
+    delete m_live; // stops its worker thread
+    m_live = nullptr;
+    Q_EMIT liveChanged();
+}
+
+void ConsoleSession::onLiveSlot(const LiveSlotPacket &packet)
+{
+    m_snapshot = packet.packet.snapshot;
+    m_decisions = packet.packet.decisions;
+    if (packet.summary.slot >= 0 && packet.summary.slot == static_cast<int>(m_timeline.size()))
+        m_timeline.push_back(packet.summary);
+    Q_EMIT snapshotChanged();
+    Q_EMIT timelineChanged();
+    if (m_playing && m_speed <= 0)
+        onPlayTick();
 }
 
 void ConsoleSession::onLoaded(quint64 generation, const RunInfo &info)
@@ -138,6 +207,11 @@ void ConsoleSession::sendNext()
 
 void ConsoleSession::seek(int slot)
 {
+    if (m_live) { // a live cluster only goes forward, one gated slot at a time
+        if (slot > currentSlot())
+            m_live->runSlot();
+        return;
+    }
     slot = std::max(0, slot);
     if (m_runComplete)
         slot = std::min(slot, lastKnownSlot());
@@ -153,7 +227,8 @@ void ConsoleSession::stepForward()
 void ConsoleSession::stepBack()
 {
     setPlaying(false);
-    seek(targetSlot() - 1);
+    if (!m_live)
+        seek(targetSlot() - 1);
 }
 
 void ConsoleSession::setPlaying(bool playing)
@@ -198,6 +273,13 @@ void ConsoleSession::onPlayTick()
 {
     if (!m_loaded)
         return;
+    if (m_live) {
+        if (m_live->runComplete())
+            setPlaying(false);
+        else
+            m_live->runSlot(); // no-op while a batch waits for review
+        return;
+    }
     if (m_runComplete && currentSlot() >= lastKnownSlot()) {
         setPlaying(false);
         return;

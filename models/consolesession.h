@@ -6,6 +6,13 @@
 //
 // Flow control: at most one snapshot request is in flight; a newer seek replaces the pending
 // one, so a dragged scrubber never queues hundreds of requests.
+//
+// Live operations mode (startLive): instead of replaying, the session drives a cluster
+// through the decision gate (LiveOperations, on its own worker thread): every slot the
+// policy's proposal becomes a batch of decisions, and the slot only advances once the batch
+// is committed (or its review deadline passed). Play and step run slots; the timeline grows
+// as they complete; seeking back is not possible (the cluster does not rewind). load()
+// returns to replay mode.
 
 #include "modelprofile.h"
 #include "sessiontypes.h"
@@ -19,7 +26,10 @@ class QThread;
 
 namespace dl2console {
 
+class LiveOperations;
 class SimulationWorker;
+struct LiveSetup;
+struct LiveSlotPacket;
 
 class ConsoleSession : public QObject
 {
@@ -29,6 +39,9 @@ public:
     ~ConsoleSession() override;
 
     void load(const SessionSetup &setup);
+    void startLive(const LiveSetup &setup);
+    bool isLive() const { return m_live != nullptr; }
+    LiveOperations *live() const { return m_live; }
     const SessionSetup &setup() const { return m_setup; }
     const RunInfo &runInfo() const { return m_info; }
     bool isLoaded() const { return m_loaded; }
@@ -72,6 +85,7 @@ Q_SIGNALS:
     void timelineChanged();
     void playingChanged(bool playing);
     void speedChanged(double slotsPerSecond);
+    void liveChanged(); // entered or left live operations mode (a new LiveOperations)
 
 private:
     void onLoaded(quint64 generation, const dl2console::RunInfo &info);
@@ -82,9 +96,12 @@ private:
     void onPlayTick();
     void sendNext();
     void updateTimerInterval();
+    void stopLive();
+    void onLiveSlot(const dl2console::LiveSlotPacket &packet);
 
     QThread *m_thread = nullptr;
     QPointer<SimulationWorker> m_worker;
+    LiveOperations *m_live = nullptr;
     QTimer m_playTimer;
     SessionSetup m_setup;
     RunInfo m_info;

@@ -5,3 +5,4 @@
 
 Q_DECLARE_LOGGING_CATEGORY(lcSim)
 Q_DECLARE_LOGGING_CATEGORY(lcSched)
+Q_DECLARE_LOGGING_CATEGORY(lcLive) // live operations: gate, audit log, connector

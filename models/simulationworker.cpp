@@ -94,6 +94,14 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
     scheduleScan();
 }
 
+void SimulationWorker::unload()
+{
+    m_generation = 0;
+    m_frontier.reset();
+    m_cursor.reset();
+    m_keyframes.clear();
+}
+
 void SimulationWorker::advanceFrontier(QVector<SlotSummary> &out)
 {
     m_frontier->step(*m_frontierScheduler);

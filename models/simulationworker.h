@@ -36,6 +36,8 @@ public:
     // Invoked by queued calls from the session.
     void load(quint64 generation, const dl2console::SessionSetup &setup);
     void requestSlot(quint64 generation, int slot);
+    // Drops the loaded run (the session switched to live operations): no more scanning.
+    void unload();
 
 Q_SIGNALS:
     void loaded(quint64 generation, const dl2console::RunInfo &info);

@@ -53,6 +53,26 @@ void SessionStatusBar::setConnectorState(const QString &text)
     m_connector->setText(QStringLiteral("● ") + text);
 }
 
+void SessionStatusBar::setConnector(const ConnectorStatus &status, const QString &gate)
+{
+    QString text;
+    if (status.state == ConnectorStatus::State::Embedded)
+        text = tr("embedded simulator");
+    else
+        text = tr("agent %1 · %2").arg(status.address, status.stateText());
+    if (!gate.isEmpty())
+        text += tr(" · gate: %1").arg(gate);
+    setConnectorState(text);
+    m_connector->setToolTip(status.message.isEmpty()
+                                ? tr("Where the cluster state comes from")
+                                : tr("Last connector error: %1").arg(status.message));
+}
+
+QString SessionStatusBar::connectorText() const
+{
+    return m_connector->text();
+}
+
 void SessionStatusBar::setHint(const QString &text)
 {
     m_hint->setText(text);

@@ -3,6 +3,7 @@
 // and a one-line hint for first-time users.
 
 #include "jobstate.h"
+#include "livetypes.h"
 
 #include <QStatusBar>
 
@@ -17,6 +18,9 @@ public:
     explicit SessionStatusBar(QWidget *parent = nullptr);
     void setSnapshot(const dl2::SlotSnapshot &snapshot, double slotSeconds);
     void setConnectorState(const QString &text);
+    // "● agent HOST:PORT · connected", "● embedded simulator · gate: review", ...
+    void setConnector(const ConnectorStatus &status, const QString &gate);
+    QString connectorText() const;
     void setHint(const QString &text);
     QString slotText() const;
     QString jobsText() const;

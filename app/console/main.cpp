@@ -5,6 +5,9 @@
 #include "clusteroccupancyview.h"
 #include "comparisonpage.h"
 #include "consolesession.h"
+#include "decisionqueuepanel.h"
+#include "fileio.h"
+#include "liveoperations.h"
 #include "jobtablepanel.h"
 #include "mainwindow.h"
 #include "scheduler.h"
@@ -16,6 +19,8 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDockWidget>
+#include <QElapsedTimer>
 #include <QEventLoop>
 #include <QPalette>
 #include <QTemporaryDir>
@@ -76,14 +81,42 @@ struct ConsoleOptions
                                            "default: fit)."),
                             QStringLiteral("LEVEL")};
 
+    QCommandLineOption gate{QStringLiteral("gate"),
+                            QStringLiteral("Operate the cluster through the decision gate: "
+                                           "automatic (replay, the default), review or rules."),
+                            QStringLiteral("MODE")};
+    QCommandLineOption rules{QStringLiteral("rules"),
+                             QStringLiteral("Auto-approval rules (JSON) for --gate rules."),
+                             QStringLiteral("FILE")};
+    QCommandLineOption reviewDeadline{QStringLiteral("review-deadline"),
+                                      QStringLiteral("Seconds a batch waits for review (default "
+                                                     "120)."),
+                                      QStringLiteral("S")};
+    QCommandLineOption atDeadline{QStringLiteral("at-deadline"),
+                                  QStringLiteral("At the deadline: keep (current allocation, "
+                                                 "default) or apply (the proposal)."),
+                                  QStringLiteral("D")};
+    QCommandLineOption audit{QStringLiteral("audit"),
+                             QStringLiteral("Audit log (SQLite) of live operations (default: "
+                                            "audit.sqlite in the application data directory)."),
+                             QStringLiteral("FILE")};
+    QCommandLineOption agent{QStringLiteral("agent"),
+                             QStringLiteral("Operate a remote cluster through the dl2-agent at "
+                                            "HOST:PORT instead of the embedded simulator."),
+                             QStringLiteral("ADDR")};
+    QCommandLineOption tokenFile{QStringLiteral("token-file"),
+                                 QStringLiteral("File holding the agent's bearer token."),
+                                 QStringLiteral("F")};
+
     void configure(QCommandLineParser &parser) const
     {
         parser.setApplicationDescription(
             QStringLiteral("Replay, inspect and compare deep-learning cluster schedulers."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions(
-            {scenario, seed, trace, policy, slot, shot, size, compare, select, dark, zoom});
+        parser.addOptions({scenario, seed, trace, policy, slot, shot, size, compare, select, dark,
+                           zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
+                           tokenFile});
     }
 };
 
@@ -185,11 +218,49 @@ int main(int argc, char *argv[])
             return fail(QStringLiteral("--size must look like 1600x1000"));
     }
 
+    LiveSetup live;
+    bool liveMode = false;
+    try {
+        live.mode = parser.isSet(o.gate) ? dl2::gateModeFromString(parser.value(o.gate).toStdString())
+                    : parser.isSet(o.rules) ? dl2::GateMode::Rules
+                                            : dl2::GateMode::Automatic;
+        live.rulesFile = parser.value(o.rules);
+        if (!live.rulesFile.isEmpty())
+            dl2::GateRules::load(live.rulesFile.toStdString()); // fail early on a bad file
+        if (parser.isSet(o.reviewDeadline)) {
+            const int s = parser.value(o.reviewDeadline).toInt(&ok);
+            if (!ok || s < 1)
+                return fail(QStringLiteral("--review-deadline needs a positive number of seconds"));
+            live.reviewDeadlineMs = s * 1000;
+        }
+        const QString at = parser.value(o.atDeadline);
+        if (!at.isEmpty() && at != QLatin1String("keep") && at != QLatin1String("apply"))
+            return fail(QStringLiteral("--at-deadline must be keep or apply"));
+        live.atDeadline = at == QLatin1String("apply") ? dl2::DeadlineDefault::Apply
+                                                       : dl2::DeadlineDefault::KeepCurrent;
+        live.auditFile = parser.value(o.audit);
+        live.agentAddress = parser.value(o.agent);
+        if (!live.agentAddress.isEmpty()) {
+            if (!parser.isSet(o.tokenFile))
+                return fail(QStringLiteral("--agent needs --token-file"));
+            live.token = QString::fromStdString(
+                dl2::readFile(parser.value(o.tokenFile).toStdString())).trimmed();
+            if (live.token.isEmpty())
+                return fail(QStringLiteral("the token file is empty"));
+        }
+        liveMode = live.mode != dl2::GateMode::Automatic || !live.agentAddress.isEmpty();
+    } catch (const std::exception &e) {
+        return fail(QString::fromStdString(e.what()));
+    }
+
     MainWindow window(&settings, !screenshot);
+    window.setLiveDefaults(live);
     if (!screenshot) {
         window.show();
         window.load(setup);
-        if (slot > 0)
+        if (liveMode)
+            window.startLive();
+        else if (slot > 0)
             window.session()->seek(slot);
         return app.exec();
     }
@@ -203,7 +274,41 @@ int main(int argc, char *argv[])
     window.applyDefaultDockSizes();
 
     window.load(setup);
-    if (!window.session()->waitForSlot(slot, 120000))
+    if (liveMode) {
+        // Live: approve and commit every batch before --slot, then show the batch of that slot.
+        QTemporaryDir auditDir;
+        if (live.auditFile.isEmpty()) {
+            live.auditFile = auditDir.filePath(QStringLiteral("audit.sqlite"));
+            window.setLiveDefaults(live);
+        }
+        window.startLive();
+        ConsoleSession *session = window.session();
+        QElapsedTimer clock;
+        clock.start();
+        while (clock.elapsed() < 120000 && error.isEmpty()) {
+            LiveOperations *ops = session->live();
+            if (!ops || ops->runComplete())
+                break;
+            const GateBatch &b = ops->batch();
+            if (b.open && b.slot >= slot && b.pending() > 0)
+                break;
+            if (b.open && b.pending() > 0) {
+                ops->approveAll();
+            } else if (b.open) {
+                ops->commit();
+            } else if (ops->canRunSlot()) {
+                ops->runSlot();
+            }
+            settle(20);
+            if (ops->connector().state == ConnectorStatus::State::RejectedToken ||
+                ops->connector().state == ConnectorStatus::State::Reconnecting)
+                break; // show the connector state
+        }
+        if (!error.isEmpty())
+            return fail(error);
+        if (auto *d = window.findChild<QDockWidget *>(QStringLiteral("decisionQueueDock")))
+            d->raise();
+    } else if (!window.session()->waitForSlot(slot, 120000))
         return fail(error.isEmpty() ? QStringLiteral("timed out reaching slot %1").arg(slot)
                                     : error);
     if (parser.isSet(o.zoom))

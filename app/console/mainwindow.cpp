@@ -1,10 +1,13 @@
 #include "mainwindow.h"
 
 #include "appicon.h"
+#include "auditlogpanel.h"
 #include "clusteroccupancyview.h"
 #include "comparisonpage.h"
 #include "consolesession.h"
 #include "decisioninspector.h"
+#include "decisionqueuepanel.h"
+#include "liveoperations.h"
 #include "jobspeedplot.h"
 #include "jobtablemodel.h"
 #include "jobtablepanel.h"
@@ -20,11 +23,13 @@
 
 #include <QApplication>
 #include <QCloseEvent>
+#include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QStandardPaths>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
@@ -72,6 +77,7 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
     setStatusBar(m_status);
     m_status->setHint(tr("Space: play/pause · , . step · Ctrl+O: open trace · click a job to "
                          "follow it · Ctrl+wheel zooms the cluster"));
+    m_liveDefaults.auditFile = defaultAuditFile();
 
     QStringList checked = settings->comparisonPolicies();
     if (checked.isEmpty())
@@ -124,12 +130,20 @@ void MainWindow::buildDocks()
     m_reward = new RewardPlot(this);
     m_jobSpeed = new JobSpeedPlot(this);
     m_decisions = new DecisionInspector(this);
+    m_queue = new DecisionQueuePanel(this);
+    m_audit = new AuditLogPanel(this);
 
     QDockWidget *jobs =
         addDock(m_jobPanel, tr("Jobs"), QStringLiteral("jobsDock"), Qt::RightDockWidgetArea);
+    QDockWidget *queue = addDock(m_queue, tr("Decision queue"), QStringLiteral("decisionQueueDock"),
+                                 Qt::RightDockWidgetArea);
     QDockWidget *decisions = addDock(m_decisions, tr("Decisions"), QStringLiteral("decisionsDock"),
                                      Qt::RightDockWidgetArea);
-    tabifyDockWidget(jobs, decisions);
+    QDockWidget *audit = addDock(m_audit, tr("Audit log"), QStringLiteral("auditLogDock"),
+                                 Qt::RightDockWidgetArea);
+    tabifyDockWidget(jobs, queue);
+    tabifyDockWidget(queue, decisions);
+    tabifyDockWidget(decisions, audit);
     jobs->raise();
     QDockWidget *util = addDock(m_utilisation, tr("Utilisation"), QStringLiteral("utilisationDock"),
                                 Qt::BottomDockWidgetArea);
@@ -187,6 +201,16 @@ void MainWindow::buildMenus()
           m_toolBar->firstAction(), m_toolBar->lastAction(), m_toolBar->slowerAction(),
           m_toolBar->fasterAction()})
         sim->addAction(a);
+
+    QMenu *ops = menuBar()->addMenu(tr("&Operations"));
+    for (QAction *a : {m_queue->approveAction(), m_queue->rejectAction(),
+                       m_queue->overrideAction(), m_queue->approveAllAction()})
+        ops->addAction(a);
+    ops->addSeparator();
+    ops->addAction(m_queue->undoAction());
+    ops->addAction(m_queue->redoAction());
+    ops->addSeparator();
+    ops->addAction(m_queue->commitAction());
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     QAction *cluster = view->addAction(tr("Cluster"), this, [this] { m_tabs->setCurrentIndex(0); });
@@ -254,6 +278,8 @@ void MainWindow::connectSession()
     connect(m_session, &ConsoleSession::errorOccurred, this, &MainWindow::onError);
     connect(m_comparison, &ComparisonPage::errorOccurred, this, &MainWindow::onError);
     connect(m_jobPanel, &JobTablePanel::selectionChanged, this, &MainWindow::onSelection);
+    connect(m_session, &ConsoleSession::liveChanged, this, &MainWindow::onLiveChanged);
+    connect(m_queue, &DecisionQueuePanel::gateSettingsChanged, this, &MainWindow::onGateSettings);
     connect(m_occupancy, &ClusterOccupancyView::jobClicked, m_jobPanel, &JobTablePanel::selectJob);
 }
 
@@ -268,7 +294,90 @@ void MainWindow::load(const SessionSetup &requested)
     m_settings->setTraceFile(setup.traceFile);
     m_settings->setPolicy(setup.policy);
     m_jobModel->clear();
+    if (m_session->isLive()) { // stay in live operations, with the new scenario/policy
+        startLive();
+        return;
+    }
     m_session->load(setup);
+}
+
+QString MainWindow::defaultAuditFile()
+{
+    const QString dir = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    return QDir(dir).filePath(QStringLiteral("audit.sqlite"));
+}
+
+void MainWindow::setLiveDefaults(const LiveSetup &setup)
+{
+    m_liveDefaults = setup;
+    if (m_liveDefaults.auditFile.isEmpty())
+        m_liveDefaults.auditFile = defaultAuditFile();
+    m_queue->setGateSettings({setup.mode, setup.rulesFile, setup.reviewDeadlineMs,
+                              setup.atDeadline});
+    m_audit->setAuditFile(m_liveDefaults.auditFile);
+}
+
+void MainWindow::startLive()
+{
+    LiveSetup live = m_liveDefaults;
+    const SessionSetup &current = m_toolBar->setup();
+    live.scenario = current.scenario;
+    live.seed = current.seed;
+    live.policy = current.policy.isEmpty() ? defaultPolicy() : current.policy;
+    const GateSettings gate = m_queue->gateSettings();
+    live.mode = gate.mode;
+    live.rulesFile = gate.rulesFile;
+    live.reviewDeadlineMs = gate.reviewDeadlineMs;
+    live.atDeadline = gate.atDeadline;
+    m_liveDefaults.mode = gate.mode;
+    QDir().mkpath(QFileInfo(live.auditFile).absolutePath());
+    m_jobModel->clear();
+    m_session->startLive(live);
+}
+
+void MainWindow::onGateSettings(const GateSettings &settings)
+{
+    if (LiveOperations *live = m_session->live()) {
+        live->setGateSettings(settings); // from the next batch
+        updateConnector();
+        return;
+    }
+    if (settings.mode != dl2::GateMode::Automatic)
+        startLive();
+}
+
+void MainWindow::onLiveChanged()
+{
+    LiveOperations *live = m_session->live();
+    m_queue->setLive(live);
+    if (live) {
+        m_audit->setAuditFile(live->setup().auditFile);
+        connect(live, &LiveOperations::connectorChanged, this, &MainWindow::updateConnector);
+        connect(live, &LiveOperations::batchChanged, m_audit, &AuditLogPanel::scheduleRefresh);
+        connect(live, &LiveOperations::slotCompleted, m_audit, &AuditLogPanel::scheduleRefresh);
+        connect(live, &LiveOperations::batchChanged, this, [this] {
+            if (m_session->live() && m_session->live()->batch().open)
+                if (auto *d = findChild<QDockWidget *>(QStringLiteral("decisionQueueDock")))
+                    d->raise();
+        });
+        m_status->setHint(tr("Review: A approve · R reject · E edit · Shift+A approve all · "
+                             "Ctrl+Z undo · Ctrl+Return commit · Space plays gated slots"));
+    } else {
+        m_status->setHint(tr("Space: play/pause · , . step · Ctrl+O: open trace · click a job to "
+                             "follow it · Ctrl+wheel zooms the cluster"));
+    }
+    updateConnector();
+}
+
+void MainWindow::updateConnector()
+{
+    LiveOperations *live = m_session->live();
+    if (!live) {
+        m_status->setConnector({}, {});
+        return;
+    }
+    m_status->setConnector(live->connector(),
+                           QString::fromLatin1(dl2::toString(live->gateSettings().mode)));
 }
 
 void MainWindow::onError(const QString &message)

@@ -2,6 +2,7 @@
 // The console's main window: wires the session to the views and owns the layout. Every
 // dock/page is its own class in widgets/; this file only assembles and connects them.
 
+#include "livetypes.h"
 #include "sessiontypes.h"
 
 #include <QMainWindow>
@@ -12,10 +13,12 @@ class QToolBar;
 
 namespace dl2console {
 
+class AuditLogPanel;
 class ClusterOccupancyView;
 class ComparisonPage;
 class ConsoleSession;
 class DecisionInspector;
+class DecisionQueuePanel;
 class JobSpeedPlot;
 class JobTableModel;
 class JobTablePanel;
@@ -37,6 +40,12 @@ public:
 
     // Loads a run; errors are shown in a message box when interactive, else only signalled.
     void load(const SessionSetup &setup);
+    // Live operations: what a live run connects to (agent, token, audit file) and its gate
+    // settings; startLive() operates the current scenario/policy through the gate.
+    void setLiveDefaults(const LiveSetup &setup);
+    const LiveSetup &liveDefaults() const { return m_liveDefaults; }
+    void startLive();
+    static QString defaultAuditFile();
     void setInteractiveErrors(bool on) { m_interactiveErrors = on; }
     void resetLayout();
     // Dock sizes as fractions of the current window (default layout at any window size).
@@ -54,6 +63,8 @@ public:
     JobSpeedPlot *jobSpeedPlot() const { return m_jobSpeed; }
     DecisionInspector *decisionInspector() const { return m_decisions; }
     ComparisonPage *comparisonPage() const { return m_comparison; }
+    DecisionQueuePanel *decisionQueue() const { return m_queue; }
+    AuditLogPanel *auditLog() const { return m_audit; }
     static QString defaultPolicy();
 
 Q_SIGNALS:
@@ -73,6 +84,9 @@ private:
     void onSelection(const QList<int> &jobIds);
     void saveState();
     void onTabChanged(int index);
+    void onLiveChanged();
+    void updateConnector();
+    void onGateSettings(const GateSettings &settings);
 
     Settings *m_settings;
     bool m_restoreLayout;
@@ -91,6 +105,9 @@ private:
     RewardPlot *m_reward;
     JobSpeedPlot *m_jobSpeed;
     DecisionInspector *m_decisions;
+    DecisionQueuePanel *m_queue;
+    AuditLogPanel *m_audit;
+    LiveSetup m_liveDefaults;
     QList<QDockWidget *> m_docks;
     QByteArray m_defaultState;
     QByteArray m_liveState; // dock layout of the Cluster tab while the comparison is shown

@@ -52,7 +52,8 @@ QJsonObject OperateSummary::toJson() const
 
 OperatingLoop::OperatingLoop(ClusterConnector &connector, PolicyPlanner &planner,
                              DecisionGate &gate, AuditLog &audit)
-    : m_connector(connector), m_planner(planner), m_gate(gate), m_audit(audit)
+    : m_connector(connector), m_planner(planner), m_gate(gate), m_audit(audit),
+      m_runId(audit.runId())
 {
     m_gate.setAuditLog(&m_audit);
 }
@@ -88,25 +89,62 @@ int OperatingLoop::resendUnacknowledged()
     return static_cast<int>(pending.size());
 }
 
+bool OperatingLoop::openSlot()
+{
+    OperateSummary &s = m_summary;
+    m_view = m_connector.snapshot();
+    if (m_first)
+        s.startSlot = m_view.nextSlot;
+    m_first = false;
+    s.endSlot = m_view.nextSlot;
+    if (m_view.done) {
+        s.done = true;
+        return false;
+    }
+    m_proposedAt = std::chrono::steady_clock::now();
+    const std::vector<Allocation> proposals = m_planner.plan(m_view);
+    s.proposed += m_gate.open(m_view, proposals, m_runId);
+    return true;
+}
+
+std::vector<Acknowledgment> OperatingLoop::closeSlot()
+{
+    OperateSummary &s = m_summary;
+    const std::vector<ResizeDecision> approved = m_gate.commit();
+    s.approved += static_cast<int>(approved.size());
+    s.rejected += static_cast<int>(m_gate.entries().size() - approved.size());
+    if (m_exitAfterCommit == m_view.nextSlot) {
+        qCWarning(lcOperate, "fault injection: exiting after the commit of slot %d",
+                  m_view.nextSlot);
+        std::_Exit(75);
+    }
+    std::vector<Acknowledgment> acks;
+    if (!approved.empty()) {
+        m_audit.recordSent(approved, false, m_connector.describe());
+        acks = m_connector.apply(approved);
+        const double ms =
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                      m_proposedAt)
+                .count();
+        for (const auto &a : acks)
+            if (a.status == Acknowledgment::Status::Applied)
+                s.latenciesMs.push_back(ms);
+        acknowledge(acks, s);
+    }
+    m_connector.advanceSlot(m_view.nextSlot);
+    ++s.slotsRun;
+    s.endSlot = m_view.nextSlot + 1;
+    return acks;
+}
+
 OperateSummary OperatingLoop::run(int slotCount)
 {
     const auto start = std::chrono::steady_clock::now();
     OperateSummary &s = m_summary;
     resendUnacknowledged();
-    bool first = true;
     for (int n = 0; n < slotCount; ++n) {
-        const ClusterView view = m_connector.snapshot();
-        if (first)
-            s.startSlot = view.nextSlot;
-        first = false;
-        s.endSlot = view.nextSlot;
-        if (view.done) {
-            s.done = true;
+        if (!openSlot())
             break;
-        }
-        const auto proposedAt = std::chrono::steady_clock::now();
-        const std::vector<Allocation> proposals = m_planner.plan(view);
-        s.proposed += m_gate.open(view, proposals, m_audit.runId());
         if (m_gate.pending() > 0) {
             // Nobody reviews a headless run: wait out the deadline (bounded), then the default.
             const auto until = std::min(m_gate.deadline(), std::chrono::steady_clock::now() +
@@ -116,28 +154,7 @@ OperateSummary OperatingLoop::run(int slotCount)
                     std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
             m_gate.resolveDeadline(true);
         }
-        const std::vector<ResizeDecision> approved = m_gate.commit();
-        s.approved += static_cast<int>(approved.size());
-        s.rejected += static_cast<int>(m_gate.entries().size() - approved.size());
-        if (m_exitAfterCommit == view.nextSlot) {
-            qCWarning(lcOperate, "fault injection: exiting after the commit of slot %d",
-                      view.nextSlot);
-            std::_Exit(75);
-        }
-        if (!approved.empty()) {
-            m_audit.recordSent(approved, false, m_connector.describe());
-            const auto acks = m_connector.apply(approved);
-            const double ms = std::chrono::duration<double, std::milli>(
-                                  std::chrono::steady_clock::now() - proposedAt)
-                                  .count();
-            for (const auto &a : acks)
-                if (a.status == Acknowledgment::Status::Applied)
-                    s.latenciesMs.push_back(ms);
-            acknowledge(acks, s);
-        }
-        m_connector.advanceSlot(view.nextSlot);
-        ++s.slotsRun;
-        s.endSlot = view.nextSlot + 1;
+        closeSlot();
         if (m_progress && !m_progress(s))
             break;
     }
@@ -147,7 +164,7 @@ OperateSummary OperatingLoop::run(int slotCount)
 
 void OperatingLoop::verify(OperateSummary &s)
 {
-    const std::string prefix = m_audit.runId() + "/";
+    const std::string prefix = m_runId + "/";
     std::map<std::string, AppliedRecord> backend;
     for (auto &r : m_connector.appliedRecord())
         if (r.decisionId.rfind(prefix, 0) == 0)

@@ -11,6 +11,7 @@
 #include "policyplanner.h"
 
 #include <QJsonObject>
+#include <chrono>
 #include <functional>
 
 namespace dl2 {
@@ -52,9 +53,27 @@ public:
         m_progress = std::move(progress);
     }
 
+    // Decision ids are "<run id>/<slot>/<job>"; the default run id is the audit log's. A client
+    // that restarts a fresh backend on a reused audit log (the console's embedded simulator)
+    // sets its own, so old closed decisions do not shadow the new ones.
+    void setRunId(std::string runId) { m_runId = std::move(runId); }
+    const std::string &runId() const { return m_runId; }
+
     int resendUnacknowledged();
     // Runs at most `slots` slots (fewer when the cluster is done); throws dl2::Error.
+    // Nobody reviews a headless run: pending decisions wait out the gate's deadline.
     OperateSummary run(int slotCount);
+
+    // One slot in two non-blocking halves, for interactive clients (the console):
+    // openSlot() snapshots the cluster, plans and opens the gate's batch (false when the
+    // cluster is done); the client resolves the batch (operator, rules, deadline), then
+    // closeSlot() commits it to the audit log, sends it, records the acknowledgments and
+    // advances the cluster. Both throw dl2::Error (connector failures included); after a
+    // failure in closeSlot() the committed decisions are re-sent by resendUnacknowledged().
+    bool openSlot();
+    std::vector<Acknowledgment> closeSlot();
+    const ClusterView &openView() const { return m_view; }
+    const OperateSummary &summary() const { return m_summary; }
     // Fills lost / duplicated / unacknowledged / unknownToAudit.
     void verify(OperateSummary &summary);
 
@@ -66,6 +85,10 @@ private:
     DecisionGate &m_gate;
     AuditLog &m_audit;
     OperateSummary m_summary;
+    std::string m_runId;
+    ClusterView m_view; // of the open slot
+    std::chrono::steady_clock::time_point m_proposedAt;
+    bool m_first = true;
     int m_exitAfterCommit = -1;
     std::function<bool(const OperateSummary &)> m_progress;
 };

@@ -197,6 +197,12 @@ int SimulatedConnector::nextSlot() const
     return m_sim->slot();
 }
 
+SlotSnapshot SimulatedConnector::slotSnapshot() const
+{
+    std::lock_guard lock(m_mutex);
+    return m_sim->snapshot();
+}
+
 ClusterView SimulatedConnector::snapshot()
 {
     std::lock_guard lock(m_mutex);

@@ -48,6 +48,8 @@ public:
     // Blocks until an event after `afterSeq` exists or the timeout passes.
     std::vector<ClusterEvent> waitForEvents(std::int64_t afterSeq,
                                             std::chrono::milliseconds timeout);
+    // The simulator's full snapshot of the last simulated slot (the console's views).
+    SlotSnapshot slotSnapshot() const;
     std::string scenario() const { return m_scenarioName; }
     int nextSlot() const;
     bool restored() const { return m_restored; }

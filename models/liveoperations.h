@@ -1,0 +1,70 @@
+#pragma once
+// The GUI-thread side of one live run: owns the worker thread and its OperationsWorker, keeps
+// the last copies of the gate's batch and the connector state, and forwards operator
+// commands by queued calls. Never blocks: every gate, audit-log and gRPC call runs on the
+// worker thread. One object per live run (ConsoleSession replaces it to restart).
+
+#include "livetypes.h"
+
+#include <QObject>
+#include <QPointer>
+
+class QThread;
+
+namespace dl2console {
+
+class OperationsWorker;
+
+class LiveOperations : public QObject
+{
+    Q_OBJECT
+public:
+    explicit LiveOperations(const LiveSetup &setup, QObject *parent = nullptr);
+    ~LiveOperations() override;
+
+    const LiveSetup &setup() const { return m_setup; }
+    const GateBatch &batch() const { return m_batch; }
+    const ConnectorStatus &connector() const { return m_connector; }
+    const GateSettings &gateSettings() const { return m_gateSettings; }
+    bool isStarted() const { return m_started; }
+    bool runComplete() const { return m_runComplete; }
+    // A slot was requested and has neither opened a batch nor completed yet.
+    bool isBusy() const { return m_busy; }
+    bool canRunSlot() const { return m_started && !m_busy && !m_batch.open && !m_runComplete; }
+
+    void runSlot();
+    void approve(const QString &id);
+    void reject(const QString &id);
+    void overrideDecision(const QString &id, int ps, int workers); // -> overrideFinished
+    void approveAll();
+    void undo();
+    void redo();
+    void commit();
+    void setGateSettings(const GateSettings &settings);
+
+Q_SIGNALS:
+    void started(const dl2console::RunInfo &info);
+    void failed(const QString &message);
+    void connectorChanged();
+    void batchChanged();
+    void slotCompleted(const dl2console::LiveSlotPacket &packet);
+    void finished();
+    void commandFailed(const QString &message);
+    void overrideFinished(const QString &id, const QString &error);
+
+private:
+    template <typename F>
+    void post(F &&call);
+
+    LiveSetup m_setup;
+    GateSettings m_gateSettings;
+    QThread *m_thread;
+    QPointer<OperationsWorker> m_worker;
+    GateBatch m_batch;
+    ConnectorStatus m_connector;
+    bool m_started = false;
+    bool m_busy = false;
+    bool m_runComplete = false;
+};
+
+} // namespace dl2console

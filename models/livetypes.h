@@ -1,0 +1,92 @@
+#pragma once
+// Value types of the console's live operations (ConsoleSession's live mode): what starts a
+// live run, the state of the cluster connector, and the gate's open batch as the GUI sees it.
+// They cross the queued connections between the operations worker and the GUI thread.
+
+#include "decisiongate.h"
+#include "sessiontypes.h"
+
+#include <QMetaType>
+#include <QString>
+#include <map>
+#include <vector>
+
+namespace dl2console {
+
+// What a live run connects to and how its gate works.
+struct LiveSetup
+{
+    QString scenario = QStringLiteral("dl2-small"); // embedded simulator only
+    quint64 seed = 1;
+    QString policy = QStringLiteral("drf");
+    dl2::GateMode mode = dl2::GateMode::Review;
+    QString rulesFile; // rules mode
+    int reviewDeadlineMs = 120'000;
+    dl2::DeadlineDefault atDeadline = dl2::DeadlineDefault::KeepCurrent;
+    QString auditFile; // SQLite audit log (created if missing)
+    QString agentAddress; // empty: the embedded simulator
+    QString token;
+    int callDeadlineMs = 3'000; // of every call to a remote agent
+};
+
+// Gate settings that can change while a live run goes on (they apply from the next batch).
+struct GateSettings
+{
+    dl2::GateMode mode = dl2::GateMode::Review;
+    QString rulesFile;
+    int reviewDeadlineMs = 120'000;
+    dl2::DeadlineDefault atDeadline = dl2::DeadlineDefault::KeepCurrent;
+    bool operator==(const GateSettings &) const = default;
+};
+
+struct ConnectorStatus
+{
+    enum class State
+    {
+        Embedded,     // the in-process simulator
+        Connecting,
+        Connected,
+        Reconnecting, // retryInSeconds until the next attempt
+        RejectedToken,
+        Disconnected
+    };
+    State state = State::Embedded;
+    QString address; // agent address, or the embedded simulator's description
+    int retryInSeconds = 0;
+    QString message; // last error
+    // "connected", "reconnecting in 4 s", "rejected token", ...
+    QString stateText() const;
+};
+
+// The gate's batch of one slot, copied out of the worker after every change.
+struct GateBatch
+{
+    bool open = false;
+    int slot = -1;
+    dl2::GateMode mode = dl2::GateMode::Automatic;
+    dl2::DeadlineDefault atDeadline = dl2::DeadlineDefault::KeepCurrent;
+    std::vector<dl2::GateEntry> entries;
+    std::vector<int> jobTypes;    // profile index per entry (model name)
+    qint64 deadlineEpochMs = 0;   // wall clock of the review deadline
+    int maxPs = 16, maxWorkers = 16;
+    bool canUndo = false, canRedo = false;
+    QString undoText, redoText;
+    int pending() const;
+};
+
+// One slot that went through the gate and the cluster.
+struct LiveSlotPacket
+{
+    SnapshotPacket packet;
+    SlotSummary summary;
+    std::map<int, dl2::Allocation> targets; // job id -> allocation the cluster runs now
+    int approved = 0, rejected = 0, applied = 0, invalid = 0;
+};
+
+} // namespace dl2console
+
+Q_DECLARE_METATYPE(dl2console::LiveSetup)
+Q_DECLARE_METATYPE(dl2console::GateSettings)
+Q_DECLARE_METATYPE(dl2console::ConnectorStatus)
+Q_DECLARE_METATYPE(dl2console::GateBatch)
+Q_DECLARE_METATYPE(dl2console::LiveSlotPacket)

@@ -1,0 +1,458 @@
+#include "operationsworker.h"
+
+#include "auditlog.h"
+#include "error.h"
+#include "gateundo.h"
+#include "grpcconnector.h"
+#include "logging.h"
+#include "operatingloop.h"
+#include "policyplanner.h"
+#include "simulatedconnector.h"
+
+#include <QDateTime>
+#include <QTimer>
+#include <QUndoStack>
+#include <QUuid>
+
+namespace dl2console {
+
+namespace {
+
+// A remote agent reports a ClusterView, not the simulator's SlotSnapshot: rebuild what the
+// views need (jobs, node usage from the task placements, utilisation, counts).
+dl2::SlotSnapshot snapshotFromView(const dl2::ClusterView &v, const dl2::ProfileSet &profiles)
+{
+    dl2::SlotSnapshot s;
+    s.slot = v.nextSlot - 1;
+    s.nodeCapacity = v.nodeCapacity;
+    s.nodeUsage.assign(static_cast<size_t>(std::max(0, v.nodes)), dl2::Demand{0, 0});
+    s.jobs = v.jobs;
+    dl2::Demand used{0, 0};
+    for (const dl2::JobState &j : v.jobs) {
+        switch (j.status) {
+        case dl2::JobStatus::Running:
+            ++s.running;
+            break;
+        case dl2::JobStatus::Queued:
+            ++s.queued;
+            break;
+        case dl2::JobStatus::Finished:
+            ++s.finished;
+            break;
+        case dl2::JobStatus::Pending:
+            ++s.pending;
+            break;
+        }
+        if (j.type < 0 || j.type >= profiles.size())
+            continue;
+        const dl2::ModelProfile &p = profiles[j.type];
+        for (const dl2::TaskPlacement &t : j.tasks) {
+            const dl2::Demand d = t.role == dl2::TaskRole::Ps ? p.psDemand : p.workerDemand;
+            for (size_t r = 0; r < d.size(); ++r) {
+                if (t.node >= 0 && t.node < v.nodes)
+                    s.nodeUsage[static_cast<size_t>(t.node)][r] += d[r];
+                used[r] += d[r];
+            }
+        }
+    }
+    for (size_t r = 0; r < used.size(); ++r) {
+        const int total = v.nodes * v.nodeCapacity[r];
+        s.utilisation[r] = total > 0 ? static_cast<double>(used[r]) / total : 0.0;
+    }
+    return s;
+}
+
+} // namespace
+
+OperationsWorker::OperationsWorker(QObject *parent)
+    : QObject(parent), m_deadlineTimer(new QTimer(this)), m_retryTimer(new QTimer(this))
+{
+    m_deadlineTimer->setSingleShot(true);
+    connect(m_deadlineTimer, &QTimer::timeout, this, [this] {
+        if (!m_gate || !m_gate->isOpen())
+            return;
+        guarded(tr("Review deadline"), [this] {
+            const int n = m_gate->resolveDeadline(true);
+            qCInfo(lcLive, "review deadline of slot %d: default applied to %d decisions",
+                   m_gate->slot(), n);
+        });
+        closeBatch();
+    });
+    m_retryTimer->setInterval(1000);
+    connect(m_retryTimer, &QTimer::timeout, this, &OperationsWorker::onRetryTick);
+}
+
+OperationsWorker::~OperationsWorker()
+{
+    m_loop.reset();
+    m_sink.reset();
+    m_gate.reset();
+}
+
+template <typename F>
+bool OperationsWorker::guarded(const QString &what, F &&f)
+{
+    try {
+        f();
+        return true;
+    } catch (const std::exception &e) {
+        const QString message = what + QStringLiteral(": ") + QString::fromStdString(e.what());
+        qCWarning(lcLive) << message;
+        Q_EMIT commandFailed(message);
+        return false;
+    }
+}
+
+void OperationsWorker::start(const LiveSetup &setup)
+{
+    m_setup = setup;
+    m_gateSettings = {setup.mode, setup.rulesFile, setup.reviewDeadlineMs, setup.atDeadline};
+    try {
+        m_audit = std::make_unique<dl2::AuditLog>(setup.auditFile.toStdString());
+        m_planner = std::make_unique<dl2::PolicyPlanner>(setup.policy.toStdString());
+        m_undo = std::make_unique<QUndoStack>();
+        if (setup.agentAddress.isEmpty()) {
+            auto sim = std::make_unique<dl2::SimulatedConnector>(setup.scenario.toStdString(),
+                                                                 setup.seed);
+            m_sim = sim.get();
+            m_connector = std::move(sim);
+            // A fresh simulator on a reused audit log: its own run id, nothing to re-send.
+            m_runId = m_audit->runId() + "-" +
+                      QUuid::createUuid().toString(QUuid::Id128).left(6).toStdString();
+            m_status.address = QString::fromStdString(m_connector->describe());
+            m_status.state = ConnectorStatus::State::Embedded;
+        } else {
+            dl2::GrpcConnectorOptions o;
+            o.address = setup.agentAddress.toStdString();
+            o.token = setup.token.toStdString();
+            o.deadline = std::chrono::milliseconds(setup.callDeadlineMs);
+            o.retryBudget = std::chrono::milliseconds(0); // one attempt: we reconnect ourselves
+            auto grpc = std::make_unique<dl2::GrpcConnector>(o);
+            m_grpc = grpc.get();
+            m_connector = std::move(grpc);
+            m_runId = m_audit->runId();
+            m_resend = true;
+            m_status.address = setup.agentAddress;
+            m_status.state = ConnectorStatus::State::Connecting;
+        }
+        buildGate();
+    } catch (const std::exception &e) {
+        Q_EMIT failed(QString::fromStdString(e.what()));
+        return;
+    }
+    Q_EMIT connectorChanged(m_status);
+    tryConnect();
+}
+
+void OperationsWorker::buildGate()
+{
+    dl2::DecisionGate::Options o;
+    o.mode = m_gateSettings.mode;
+    if (!m_gateSettings.rulesFile.isEmpty())
+        o.rules = dl2::GateRules::load(m_gateSettings.rulesFile.toStdString());
+    o.reviewDeadline = std::chrono::milliseconds(m_gateSettings.reviewDeadlineMs);
+    o.atDeadline = m_gateSettings.atDeadline;
+    m_loop.reset();
+    m_sink.reset();
+    m_gate = std::make_unique<dl2::DecisionGate>(o, m_planner->profiles());
+    m_sink = std::make_unique<dl2::UndoStackSink>(*m_gate, m_undo.get());
+    m_loop = std::make_unique<dl2::OperatingLoop>(*m_connector, *m_planner, *m_gate, *m_audit);
+    m_loop->setRunId(m_runId);
+    m_gateDirty = false;
+}
+
+void OperationsWorker::setGateSettings(const GateSettings &settings)
+{
+    if (settings == m_gateSettings)
+        return;
+    m_gateSettings = settings;
+    m_gateDirty = true; // from the next batch: the open one keeps its rules and deadline
+    if (m_gate && !m_gate->isOpen())
+        guarded(tr("Gate settings"), [this] { buildGate(); });
+}
+
+void OperationsWorker::setStatus(ConnectorStatus::State state, const QString &message)
+{
+    m_status.state = state;
+    m_status.message = message;
+    m_status.retryInSeconds = state == ConnectorStatus::State::Reconnecting ? m_backoffSeconds : 0;
+    Q_EMIT connectorChanged(m_status);
+}
+
+void OperationsWorker::tryConnect()
+{
+    if (!m_loop)
+        return;
+    try {
+        if (m_grpc) {
+            m_grpc->health();
+            if (m_resend)
+                m_loop->resendUnacknowledged();
+            m_resend = false;
+            m_backoffSeconds = 1;
+            setStatus(ConnectorStatus::State::Connected);
+        }
+        if (!m_started) {
+            const dl2::ClusterView v = m_connector->snapshot();
+            RunInfo info;
+            info.traceName = QString::fromStdString(v.scenario);
+            info.policy = m_setup.policy;
+            info.nodes = v.nodes;
+            info.jobs = v.totalJobs;
+            info.slotSeconds = v.slotSeconds;
+            m_started = true;
+            Q_EMIT started(info);
+            publishSlot(0, 0, {});
+        }
+    } catch (const std::exception &e) {
+        connectionLost(e.what());
+        return;
+    }
+    publishBatch();
+    if (m_runWanted) {
+        m_runWanted = false;
+        runSlot();
+    }
+}
+
+void OperationsWorker::connectionLost(const std::string &why)
+{
+    const QString message = QString::fromStdString(why);
+    if (!m_grpc) { // the embedded simulator does not disconnect: this is a real error
+        Q_EMIT failed(message);
+        return;
+    }
+    m_resend = true;
+    if (message.contains(QLatin1String("UNAUTHENTICATED"))) {
+        m_retryTimer->stop();
+        setStatus(ConnectorStatus::State::RejectedToken, message);
+        return;
+    }
+    qCWarning(lcLive) << "agent" << m_setup.agentAddress << "unreachable:" << message;
+    setStatus(ConnectorStatus::State::Reconnecting, message);
+    m_retryTimer->start();
+}
+
+void OperationsWorker::onRetryTick()
+{
+    if (--m_status.retryInSeconds > 0) {
+        Q_EMIT connectorChanged(m_status);
+        return;
+    }
+    m_retryTimer->stop();
+    m_backoffSeconds = std::min(30, m_backoffSeconds * 2);
+    setStatus(ConnectorStatus::State::Connecting, m_status.message);
+    tryConnect();
+}
+
+void OperationsWorker::runSlot()
+{
+    if (!m_loop || m_done || m_gate->isOpen())
+        return;
+    if (m_grpc && m_status.state != ConnectorStatus::State::Connected) {
+        m_runWanted = m_status.state != ConnectorStatus::State::RejectedToken;
+        return;
+    }
+    if (m_gateDirty && !guarded(tr("Gate settings"), [this] { buildGate(); }))
+        return;
+    try {
+        if (!m_loop->openSlot()) {
+            m_done = true;
+            Q_EMIT runComplete();
+            return;
+        }
+    } catch (const dl2::Error &e) {
+        connectionLost(e.what());
+        m_runWanted = true;
+        return;
+    } catch (const std::exception &e) {
+        Q_EMIT failed(QString::fromStdString(e.what()));
+        return;
+    }
+    if (m_gate->pending() == 0) {
+        closeBatch();
+        return;
+    }
+    m_deadlineTimer->start(m_gateSettings.reviewDeadlineMs);
+    publishBatch();
+}
+
+void OperationsWorker::closeBatch()
+{
+    m_deadlineTimer->stop();
+    if (!m_gate->isOpen())
+        return;
+    const int total = static_cast<int>(m_gate->entries().size());
+    std::vector<dl2::Acknowledgment> acks;
+    int approved = 0;
+    try {
+        const int before = m_loop->summary().approved;
+        acks = m_loop->closeSlot();
+        approved = m_loop->summary().approved - before;
+    } catch (const std::exception &e) {
+        publishBatch();
+        if (m_gate->isOpen()) { // the commit itself failed (audit log)
+            Q_EMIT commandFailed(tr("Commit: %1").arg(QString::fromStdString(e.what())));
+            return;
+        }
+        connectionLost(e.what()); // committed; re-sent after reconnecting
+        return;
+    }
+    publishSlot(approved, total - approved, acks);
+    publishBatch();
+}
+
+void OperationsWorker::publishBatch()
+{
+    GateBatch b;
+    if (m_gate) {
+        b.open = m_gate->isOpen();
+        b.slot = m_gate->slot();
+        b.mode = m_gate->options().mode;
+        b.atDeadline = m_gate->options().atDeadline;
+        if (b.open) {
+            b.entries = m_gate->entries();
+            const dl2::ClusterView &v = m_loop->openView();
+            for (const auto &e : b.entries) {
+                int type = -1;
+                for (const auto &j : v.jobs)
+                    if (j.id == e.decision.job)
+                        type = j.type;
+                b.jobTypes.push_back(type);
+            }
+            b.maxPs = v.maxPs;
+            b.maxWorkers = v.maxWorkers;
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                m_gate->deadline() - std::chrono::steady_clock::now());
+            b.deadlineEpochMs = QDateTime::currentMSecsSinceEpoch() + std::max<qint64>(0, left.count());
+        }
+    }
+    if (m_undo) {
+        b.canUndo = m_undo->canUndo();
+        b.canRedo = m_undo->canRedo();
+        b.undoText = m_undo->undoText();
+        b.redoText = m_undo->redoText();
+    }
+    Q_EMIT batchChanged(b);
+}
+
+void OperationsWorker::publishSlot(int approved, int rejected,
+                                   const std::vector<dl2::Acknowledgment> &acks)
+{
+    LiveSlotPacket p;
+    p.approved = approved;
+    p.rejected = rejected;
+    for (const auto &a : acks) {
+        if (a.status == dl2::Acknowledgment::Status::Applied)
+            ++p.applied;
+        else if (a.status == dl2::Acknowledgment::Status::Invalid)
+            ++p.invalid;
+    }
+    try {
+        const dl2::ClusterView v = m_connector->snapshot();
+        for (size_t i = 0; i < v.jobs.size() && i < v.targets.size(); ++i)
+            p.targets[v.jobs[i].id] = v.targets[i];
+        p.packet.snapshot =
+            m_sim ? m_sim->slotSnapshot() : snapshotFromView(v, m_planner->profiles());
+        if (v.done && !m_done) {
+            m_done = true;
+            Q_EMIT runComplete();
+        }
+    } catch (const std::exception &e) {
+        connectionLost(e.what());
+        return;
+    }
+    p.summary = summarise(p.packet.snapshot);
+    Q_EMIT slotCompleted(p);
+}
+
+void OperationsWorker::approve(const QString &id)
+{
+    if (m_gate && guarded(tr("Approve"), [&] { m_gate->approve(id.toStdString()); }))
+        publishBatch();
+}
+
+void OperationsWorker::reject(const QString &id)
+{
+    if (m_gate && guarded(tr("Reject"), [&] { m_gate->reject(id.toStdString()); }))
+        publishBatch();
+}
+
+void OperationsWorker::overrideDecision(const QString &id, int ps, int workers)
+{
+    if (!m_gate)
+        return;
+    try {
+        m_gate->override(id.toStdString(), ps, workers);
+    } catch (const std::exception &e) {
+        // "override: ..." from the gate: the dialog shows it next to the spin boxes.
+        QString message = QString::fromStdString(e.what());
+        if (message.startsWith(QLatin1String("override: ")))
+            message = message.mid(10);
+        Q_EMIT overrideFinished(id, message);
+        return;
+    }
+    Q_EMIT overrideFinished(id, {});
+    publishBatch();
+}
+
+void OperationsWorker::approveAll()
+{
+    if (m_gate && guarded(tr("Approve all"), [&] { m_gate->approveAll(); }))
+        publishBatch();
+}
+
+void OperationsWorker::undo()
+{
+    if (m_undo && m_gate && m_gate->isOpen()) {
+        m_undo->undo();
+        publishBatch();
+    }
+}
+
+void OperationsWorker::redo()
+{
+    if (m_undo && m_gate && m_gate->isOpen()) {
+        m_undo->redo();
+        publishBatch();
+    }
+}
+
+void OperationsWorker::commit()
+{
+    if (!m_gate || !m_gate->isOpen())
+        return;
+    if (const int p = m_gate->pending(); p > 0) {
+        Q_EMIT commandFailed(tr("Commit: %n decision(s) still wait for review", nullptr, p));
+        return;
+    }
+    closeBatch();
+}
+
+QString ConnectorStatus::stateText() const
+{
+    switch (state) {
+    case State::Embedded:
+        return QStringLiteral("embedded");
+    case State::Connecting:
+        return QStringLiteral("connecting");
+    case State::Connected:
+        return QStringLiteral("connected");
+    case State::Reconnecting:
+        return QStringLiteral("reconnecting in %1 s").arg(retryInSeconds);
+    case State::RejectedToken:
+        return QStringLiteral("rejected token");
+    case State::Disconnected:
+        return QStringLiteral("disconnected");
+    }
+    return {};
+}
+
+int GateBatch::pending() const
+{
+    return static_cast<int>(std::count_if(entries.begin(), entries.end(), [](const auto &e) {
+        return e.verdict == dl2::GateEntry::Verdict::Pending;
+    }));
+}
+
+} // namespace dl2console

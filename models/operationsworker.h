@@ -1,0 +1,102 @@
+#pragma once
+// The console's live operations host. Lives on its own worker thread and owns everything of
+// a live run: the cluster connector (the embedded SimulatedConnector or a GrpcConnector to a
+// dl2-agent), the policy planner, the DecisionGate with its QUndoStack, the AuditLog and the
+// OperatingLoop that ties them together. Nothing here is touched from the GUI thread: the GUI
+// invokes the public functions by queued calls and gets value copies back by signal.
+//
+// One slot: runSlot() opens the gate's batch (OperatingLoop::openSlot); a batch without
+// pending decisions closes at once, otherwise it waits for the operator (approve, reject,
+// override, approve all, undo/redo, commit) or for the review deadline, when the gate's
+// default applies. Closing commits to the audit log, sends, acknowledges and advances.
+//
+// A remote agent is called with a per-call deadline and no internal retries; on a failure the
+// worker reconnects itself with exponential backoff (1 s .. 30 s), publishing the countdown,
+// and re-sends what was committed but never acknowledged. A rejected token is final.
+
+#include "livetypes.h"
+
+#include <QObject>
+#include <memory>
+#include <string>
+
+class QTimer;
+class QUndoStack;
+
+namespace dl2 {
+class AuditLog;
+class ClusterConnector;
+class GrpcConnector;
+class OperatingLoop;
+class PolicyPlanner;
+class SimulatedConnector;
+class UndoStackSink;
+} // namespace dl2
+
+namespace dl2console {
+
+class OperationsWorker : public QObject
+{
+    Q_OBJECT
+public:
+    explicit OperationsWorker(QObject *parent = nullptr);
+    ~OperationsWorker() override;
+
+    // Invoked by queued calls from LiveOperations.
+    void start(const dl2console::LiveSetup &setup);
+    void setGateSettings(const dl2console::GateSettings &settings);
+    void runSlot();
+    void approve(const QString &id);
+    void reject(const QString &id);
+    void overrideDecision(const QString &id, int ps, int workers);
+    void approveAll();
+    void undo();
+    void redo();
+    void commit();
+
+Q_SIGNALS:
+    void started(const dl2console::RunInfo &info);
+    void failed(const QString &message);
+    void connectorChanged(const dl2console::ConnectorStatus &status);
+    void batchChanged(const dl2console::GateBatch &batch);
+    void slotCompleted(const dl2console::LiveSlotPacket &packet);
+    void runComplete();
+    void commandFailed(const QString &message);
+    void overrideFinished(const QString &id, const QString &error);
+
+private:
+    void buildGate();
+    void tryConnect();
+    void connectionLost(const std::string &why);
+    void onRetryTick();
+    void closeBatch();
+    void publishBatch();
+    void publishSlot(int approved, int rejected, const std::vector<dl2::Acknowledgment> &acks);
+    void setStatus(ConnectorStatus::State state, const QString &message = {});
+    template <typename F>
+    bool guarded(const QString &what, F &&f);
+
+    LiveSetup m_setup;
+    GateSettings m_gateSettings;
+    bool m_gateDirty = false;
+    std::string m_runId;
+    std::unique_ptr<dl2::ClusterConnector> m_connector;
+    dl2::SimulatedConnector *m_sim = nullptr; // m_connector when embedded
+    dl2::GrpcConnector *m_grpc = nullptr;     // m_connector when remote
+    std::unique_ptr<dl2::AuditLog> m_audit;
+    std::unique_ptr<dl2::PolicyPlanner> m_planner;
+    std::unique_ptr<QUndoStack> m_undo;
+    std::unique_ptr<dl2::DecisionGate> m_gate;
+    std::unique_ptr<dl2::UndoStackSink> m_sink; // after the gate and the stack
+    std::unique_ptr<dl2::OperatingLoop> m_loop;
+    QTimer *m_deadlineTimer;
+    QTimer *m_retryTimer;
+    ConnectorStatus m_status;
+    int m_backoffSeconds = 1;
+    bool m_started = false;
+    bool m_resend = false;    // re-send unacknowledged decisions once connected
+    bool m_runWanted = false; // a runSlot() came while disconnected
+    bool m_done = false;
+};
+
+} // namespace dl2console
