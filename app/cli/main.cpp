@@ -8,6 +8,7 @@
 
 #include <QCoreApplication>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -25,7 +26,10 @@ void printUsage()
 {
     std::printf("Usage: dl2 <command> [options]   (dl2 <command> --help for its options)\n\n"
                 "Simulate, compare and train schedulers for deep-learning clusters.\n\nCommands:\n");
-    for (const auto &c : dl2::cli::commands())
+    auto sorted = dl2::cli::commands(); // registration order is link order: sort for people
+    std::sort(sorted.begin(), sorted.end(),
+              [](const auto &a, const auto &b) { return std::strcmp(a.name, b.name) < 0; });
+    for (const auto &c : sorted)
         std::printf("  %-12s %s\n", c.name, c.summary);
     std::printf("\n  --version    print the version\n  --help       this text\n");
 }
