@@ -3,6 +3,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "modelprofile.h"
+#include "textutil.h"
 #include "trace.pb.h"
 
 #include <google/protobuf/io/tokenizer.h>
@@ -21,27 +22,6 @@ namespace {
 bool endsWith(const std::string &s, const std::string &suffix)
 {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-std::string trim(const std::string &s)
-{
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos)
-        return {};
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
-std::vector<std::string> splitCsv(const std::string &line)
-{
-    std::vector<std::string> fields;
-    std::string field;
-    std::istringstream in(line);
-    while (std::getline(in, field, ','))
-        fields.push_back(trim(field));
-    if (!line.empty() && line.back() == ',')
-        fields.emplace_back();
-    return fields;
 }
 
 double parseNumber(const std::string &text, const std::string &origin, int line,
@@ -183,7 +163,7 @@ Trace Trace::parseCsv(const std::string &text, const std::string &origin)
         const std::string t = trim(line);
         if (t.empty() || t[0] == '#')
             continue;
-        const auto fields = splitCsv(t);
+        const auto fields = splitCsvFields(t);
         if (!header) {
             const std::vector<std::string> expected{"job_id", "arrival_slot", "model", "epochs"};
             if (fields.size() < 4 || !std::equal(expected.begin(), expected.end(), fields.begin()))

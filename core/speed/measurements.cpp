@@ -1,6 +1,7 @@
 #include "measurements.h"
 
 #include "error.h"
+#include "textutil.h"
 #include "fileio.h"
 
 #include <algorithm>
@@ -13,33 +14,6 @@ namespace dl2 {
 
 namespace {
 
-std::string trim(const std::string &s)
-{
-    const auto b = s.find_first_not_of(" \t\r\n");
-    if (b == std::string::npos)
-        return {};
-    const auto e = s.find_last_not_of(" \t\r\n");
-    return s.substr(b, e - b + 1);
-}
-
-// Splits text into lines (handles \n and \r\n).
-std::vector<std::string> splitLines(const std::string &text)
-{
-    std::vector<std::string> lines;
-    size_t start = 0;
-    while (start <= text.size()) {
-        const size_t end = text.find('\n', start);
-        std::string line =
-            text.substr(start, end == std::string::npos ? std::string::npos : end - start);
-        if (!line.empty() && line.back() == '\r')
-            line.pop_back();
-        lines.push_back(std::move(line));
-        if (end == std::string::npos)
-            break;
-        start = end + 1;
-    }
-    return lines;
-}
 
 bool parseDouble(const std::string &s, double &out)
 {
@@ -244,19 +218,7 @@ std::vector<SpeedSample> parseCsvMeasurements(const std::string &text, const std
     if (i == lines.size())
         throw Error::at(origin, 0,
                         "expected a header line model,ps,workers,speed; the file is empty");
-    auto split = [](const std::string &line) {
-        std::vector<std::string> fields;
-        size_t start = 0;
-        for (;;) {
-            const size_t comma = line.find(',', start);
-            fields.push_back(trim(line.substr(start, comma == std::string::npos ? std::string::npos
-                                                                                : comma - start)));
-            if (comma == std::string::npos)
-                return fields;
-            start = comma + 1;
-        }
-    };
-    const std::vector<std::string> header = split(lines[i]);
+    const std::vector<std::string> header = splitCsvFields(lines[i]);
     const int headerLine = static_cast<int>(i) + 1;
     std::map<std::string, size_t> column;
     for (size_t c = 0; c < header.size(); ++c)
@@ -274,7 +236,7 @@ std::vector<SpeedSample> parseCsvMeasurements(const std::string &text, const std
         const int lineNo = static_cast<int>(i) + 1;
         if (trim(lines[i]).empty() || trim(lines[i])[0] == '#')
             continue;
-        const std::vector<std::string> f = split(lines[i]);
+        const std::vector<std::string> f = splitCsvFields(lines[i]);
         if (f.size() < header.size())
             throw Error::at(origin, lineNo,
                             "expected " + std::to_string(header.size()) + " columns, got " +
