@@ -45,17 +45,10 @@ int runCompare(const QStringList &args)
             throw Error("unexpected argument '" + parser.positionalArguments().first().toStdString() +
                         "' (trace files go with --trace)");
         Setup setup = buildSetup(parser, true);
-        ExperimentSetup exp;
-        exp.cluster = setup.cluster;
-        exp.profiles = setup.profiles;
-        exp.simulation = setup.simulation;
-        exp.traces = setup.traces;
-        exp.seeds = setup.seeds;
-        exp.policies = parseList(parser.isSet(QStringLiteral("policies"))
-                                     ? parser.value(QStringLiteral("policies"))
-                                     : QString::fromStdString(defaultPolicies()));
-        exp.schedulerConfig = setup.schedulerConfig;
-        exp.threads = setup.threads;
+        ExperimentSetup exp = experimentSetup(
+            setup, parseList(parser.isSet(QStringLiteral("policies"))
+                                 ? parser.value(QStringLiteral("policies"))
+                                 : QString::fromStdString(defaultPolicies())));
         const bool json = parser.isSet(QStringLiteral("json"));
         const int total = static_cast<int>(exp.policies.size() * exp.traces.size());
         ProgressBar bar("compare", total, "runs");
@@ -66,19 +59,13 @@ int runCompare(const QStringList &args)
         if (total >= 20)
             bar.finish();
         if (json) {
-            QJsonArray runs;
-            for (const auto &run : result.runs) {
-                QJsonObject o = toJson(run.result);
-                o[QStringLiteral("seed")] = static_cast<qint64>(run.seed);
-                runs.append(o);
-            }
             QJsonObject summary;
             for (const auto &s : result.summary)
                 summary[QString::fromStdString(s.policy)] = toJson(s);
             QJsonObject root;
             root[QStringLiteral("scenario")] = QString::fromStdString(setup.scenarioName);
             root[QStringLiteral("nodes")] = setup.cluster.nodes;
-            root[QStringLiteral("runs")] = runs;
+            root[QStringLiteral("runs")] = runsToJson(result.runs);
             root[QStringLiteral("summary")] = summary;
             printJson(root);
         } else {

@@ -189,6 +189,31 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
     return s;
 }
 
+ExperimentSetup experimentSetup(const Setup &setup, std::vector<std::string> policies)
+{
+    ExperimentSetup exp;
+    exp.cluster = setup.cluster;
+    exp.profiles = setup.profiles;
+    exp.simulation = setup.simulation;
+    exp.traces = setup.traces;
+    exp.seeds = setup.seeds;
+    exp.policies = std::move(policies);
+    exp.schedulerConfig = setup.schedulerConfig;
+    exp.threads = setup.threads;
+    return exp;
+}
+
+QJsonArray runsToJson(const std::vector<ExperimentRun> &runs)
+{
+    QJsonArray out;
+    for (const auto &run : runs) {
+        QJsonObject o = toJson(run.result);
+        o[QStringLiteral("seed")] = static_cast<qint64>(run.seed);
+        out.append(o);
+    }
+    return out;
+}
+
 QJsonObject toJson(const RunResult &r)
 {
     QJsonObject o;

@@ -7,6 +7,7 @@
 #include "scenario.h"
 
 #include <QCommandLineParser>
+#include <QJsonArray>
 #include <QJsonObject>
 #include <QString>
 
@@ -43,7 +44,12 @@ std::vector<std::string> parseList(const QString &text);
 int parsePositiveInt(const QCommandLineParser &parser, const QString &name, int min, int max);
 double parseDouble(const QCommandLineParser &parser, const QString &name, double min, double max);
 
+// The experiment (policies x the setup's traces) that compare and evaluate run.
+ExperimentSetup experimentSetup(const Setup &setup, std::vector<std::string> policies);
+
 QJsonObject toJson(const RunResult &result);
+// The "runs" array of compare/evaluate --json: one simulate object per run, plus its seed.
+QJsonArray runsToJson(const std::vector<ExperimentRun> &runs);
 QJsonObject toJson(const PolicySummary &summary);
 void printJson(const QJsonObject &object);
 void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title);

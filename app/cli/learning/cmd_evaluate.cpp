@@ -41,19 +41,12 @@ int runEvaluate(const QStringList &args)
         const std::string policy = parser.value(opt("policy")).toStdString();
         policyKindFromString(policy);
         Setup setup = buildSetup(parser, true);
-        ExperimentSetup exp;
-        exp.cluster = setup.cluster;
-        exp.profiles = setup.profiles;
-        exp.simulation = setup.simulation;
-        exp.traces = setup.traces;
-        exp.seeds = setup.seeds;
-        exp.policies = {policy};
+        std::vector<std::string> policies{policy};
         for (const auto &b : parseList(parser.value(opt("baselines"))))
             if (b != policy)
-                exp.policies.push_back(b);
-        exp.schedulerConfig = setup.schedulerConfig;
+                policies.push_back(b);
+        ExperimentSetup exp = experimentSetup(setup, std::move(policies));
         exp.schedulerConfig.scenario = setup.scenarioName;
-        exp.threads = setup.threads;
         // Load the checkpoint once up front so a bad file fails before any run.
         makeLearnedPolicy(policyKindFromString(policy), exp.schedulerConfig);
         decisionlatency::clear();
@@ -73,12 +66,7 @@ int runEvaluate(const QStringList &args)
             throw Error("no result for policy " + policy);
         const bool json = parser.isSet(opt("json"));
         if (json) {
-            QJsonArray runs;
-            for (const auto &run : result.runs) {
-                QJsonObject o = toJson(run.result);
-                o[opt("seed")] = static_cast<qint64>(run.seed);
-                runs.append(o);
-            }
+            const QJsonArray runs = runsToJson(result.runs);
             QJsonObject summary;
             for (const auto &s : result.summary) {
                 QJsonObject o = toJson(s);
