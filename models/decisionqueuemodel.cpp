@@ -150,9 +150,17 @@ QVariant DecisionQueueModel::data(const QModelIndex &index, int role) const
             return tr("Predicted by the speed model: %1 → %2 steps/s")
                 .arg(d.speedBefore, 0, 'f', 2)
                 .arg(d.speedAfter, 0, 'f', 2);
-        if (index.column() == ConfidenceColumn)
-            return d.probability ? tr("Probability of the policy's action")
-                                 : tr("This policy reports no action probability");
+        if (index.column() == ConfidenceColumn) {
+            // Filled by the planner for learned policies (PolicyPlanner::lastConfidence).
+            QString tip = d.probability
+                              ? tr("Mean probability of the policy's actions on this job")
+                          : d.value ? tr("No inference placed a task for this job (a forced "
+                                         "bundle or a scale-down)")
+                                    : tr("This policy reports no action probability");
+            if (d.value)
+                tip += tr("\nValue estimate V(s): %1").arg(*d.value, 0, 'f', 3);
+            return tip;
+        }
         return QString::fromStdString(d.id);
     case Qt::TextAlignmentRole:
         if (index.column() == JobColumn || index.column() == SpeedUpColumn ||

@@ -110,6 +110,7 @@ void OperationsWorker::start(const LiveSetup &setup)
     try {
         m_audit = std::make_unique<dl2::AuditLog>(setup.auditFile.toStdString());
         m_planner = std::make_unique<dl2::PolicyPlanner>(setup.policy.toStdString());
+        attachDecisionReader(*m_planner); // learned policies: confidence of each decision
         m_undo = std::make_unique<QUndoStack>();
         if (setup.agentAddress.isEmpty()) {
             auto sim = std::make_unique<dl2::SimulatedConnector>(setup.scenario.toStdString(),
@@ -363,6 +364,10 @@ void OperationsWorker::publishSlot(int approved, int rejected,
         return;
     }
     p.summary = summarise(p.packet.snapshot);
+    // The planner's last plan was for the slot that just ran (the decision inspector's slot).
+    p.packet.decisions = collectDecisions(m_planner->scheduler(), p.packet.snapshot.slot);
+    if (const auto v = p.packet.decisions.slotValue())
+        p.summary.value = static_cast<float>(*v);
     Q_EMIT slotCompleted(p);
 }
 

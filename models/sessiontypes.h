@@ -11,6 +11,7 @@
 #include <QVector>
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace dl2console {
@@ -38,6 +39,7 @@ struct SlotSummary
     std::vector<int> arrivals;
     std::vector<int> completions;
     std::vector<JobSlotRecord> jobs; // trace order
+    std::optional<float> value;      // learned policies: V(s) of the slot's first inference
 };
 
 SlotSummary summarise(const dl2::SlotSnapshot &snapshot);

@@ -72,6 +72,8 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         m_frontierScheduler->reset();
         m_cursorScheduler->reset();
         prepareForDecisions(*m_cursorScheduler);
+        // The frontier records too: its V(s) per slot goes into the timeline (reward plot).
+        prepareForDecisions(*m_frontierScheduler);
         m_frontier = std::make_unique<dl2::Simulator>(scenario.cluster, std::move(profiles),
                                                       std::move(trace), scenario.simulation);
         m_keyframes.emplace(0, *m_frontier);
@@ -106,6 +108,8 @@ void SimulationWorker::advanceFrontier(QVector<SlotSummary> &out)
 {
     m_frontier->step(*m_frontierScheduler);
     out.push_back(summarise(m_frontier->snapshot()));
+    if (const auto v = lastSlotValue(*m_frontierScheduler))
+        out.back().value = static_cast<float>(*v);
     if (m_frontier->slot() % kKeyframeInterval == 0 || m_frontier->done())
         m_keyframes.emplace(m_frontier->slot(), *m_frontier);
 }
@@ -133,7 +137,9 @@ void SimulationWorker::requestSlot(quint64 generation, int slot)
         if (slot < 0)
             return;
         const int wanted = slot + 1; // Simulator::slot() after simulating `slot`
-        auto key = std::prev(m_keyframes.upper_bound(wanted));
+        // A keyframe before `slot`, never at `wanted`: the cursor's scheduler must simulate
+        // `slot` itself, or its decision record would be of another slot.
+        auto key = std::prev(m_keyframes.upper_bound(slot));
         if (!m_cursor || m_cursor->slot() > wanted || m_cursor->slot() < key->first) {
             m_cursor = std::make_unique<dl2::Simulator>(key->second);
             if (key->first == 0)

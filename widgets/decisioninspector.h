@@ -1,7 +1,9 @@
 #pragma once
-// What the learned policy decided in the slot on display and with what probability. Shows a
-// placeholder for policies that expose no decision record (everything but DL2); the data
-// comes from models/decisionadapter.h (the wiring point for the DL2 policy).
+// Why the learned policy (dl2 / dl2-plus) did what it did in the slot on display: its
+// inferences one by one (list, previous/next), for the current one the top-k action
+// probabilities, the chosen action, V(s) and the state table the network saw (masked actions
+// greyed, the chosen one highlighted). Other policies get a placeholder. The data comes from
+// models/decisionadapter.h.
 
 #include "decisionadapter.h"
 
@@ -9,9 +11,14 @@
 
 class QLabel;
 class QStackedWidget;
-class QTreeWidget;
+class QTableView;
+class QToolButton;
 
 namespace dl2console {
+
+class DecisionProbabilityPlot;
+class DecisionStateModel;
+class DecisionStepsModel;
 
 class DecisionInspector : public QWidget
 {
@@ -19,13 +26,44 @@ class DecisionInspector : public QWidget
 public:
     explicit DecisionInspector(QWidget *parent = nullptr);
     void setDecisions(const DecisionLog &log, const QString &policy);
+    void setTypeNames(const QStringList &names);
     bool showsPlaceholder() const;
+    QString placeholderText() const;
+
+    int stepCount() const;
+    int currentStep() const { return m_current; }
+    void setCurrentStep(int step);
+    void previousStep() { setCurrentStep(m_current - 1); }
+    void nextStep() { setCurrentStep(m_current + 1); }
+
+    DecisionStepsModel *stepsModel() const { return m_stepsModel; }
+    DecisionStateModel *stateModel() const { return m_stateModel; }
+    DecisionProbabilityPlot *probabilityPlot() const { return m_probabilities; }
+    QTableView *stateView() const { return m_stateView; }
+    QToolButton *previousButton() const { return m_previous; }
+    QToolButton *nextButton() const { return m_next; }
+
+Q_SIGNALS:
+    void currentStepChanged(int step);
 
 private:
+    void showStep();
+    QString summaryText(const DecisionStep &step) const;
+
     QStackedWidget *m_stack;
     QLabel *m_placeholder;
     QLabel *m_header;
-    QTreeWidget *m_rows;
+    QLabel *m_notes;
+    QLabel *m_position;
+    QToolButton *m_previous;
+    QToolButton *m_next;
+    QTableView *m_stepsView;
+    DecisionStepsModel *m_stepsModel;
+    DecisionProbabilityPlot *m_probabilities;
+    QLabel *m_summary;
+    QTableView *m_stateView;
+    DecisionStateModel *m_stateModel;
+    int m_current = -1;
 };
 
 } // namespace dl2console

@@ -16,8 +16,15 @@ RewardPlot::RewardPlot(QWidget *parent) : QWidget(parent), m_plot(new Plot(this)
     m_bars->setName(tr("reward per slot"));
     m_bars->setWidth(0.9);
     auto *cumulative = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis2);
-    cumulative->setName(tr("cumulative (right axis)"));
+    cumulative->setName(tr("cumulative"));
     m_plot->yAxis2->setVisible(true);
+    m_valueAxis = m_plot->axisRect()->addAxis(QCPAxis::atRight);
+    m_valueAxis->setLabel(tr("V(s)"));
+    m_valueAxis->setVisible(false);
+    m_value = m_plot->addGraph(m_plot->xAxis, m_valueAxis);
+    m_value->setName(tr("V(s) estimate"));
+    m_value->setVisible(false);
+    m_value->removeFromLegend();
     m_plot->xAxis->setTicker(QSharedPointer<SlotTicker>::create());
     m_plot->xAxis->setLabel(tr("slot"));
     m_plot->yAxis->setLabel(tr("reward"));
@@ -35,6 +42,8 @@ void RewardPlot::restyle()
     bar.setAlphaF(0.6f);
     m_bars->setBrush(bar);
     m_plot->graph(0)->setPen(QPen(m_plot->seriesColor(2), 1.8));
+    m_value->setPen(QPen(m_plot->seriesColor(1), 1.6, Qt::DashLine));
+    m_plot->styleAxes(m_plot->axisRect()); // the value axis was added after the base styling
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -60,9 +69,52 @@ void RewardPlot::setTimeline(const std::vector<SlotSummary> &timeline, int curre
         allTotal = std::max(allTotal, s.cumulativeReward);
     }
     m_plot->yAxis->setRange(0, std::max(0.1, allMax * 1.1));
+
+    // V(s) of a learned policy: up to the slot on display, scaled to the whole known run.
+    QVector<double> vx, vy;
+    double vMin = 0.0, vMax = 0.0;
+    bool any = false;
+    for (size_t i = 0; i < timeline.size(); ++i) {
+        if (!timeline[i].value)
+            continue;
+        const double v = *timeline[i].value;
+        vMin = any ? std::min(vMin, v) : v;
+        vMax = any ? std::max(vMax, v) : v;
+        any = true;
+        if (static_cast<int>(i) < n) {
+            vx << static_cast<double>(i);
+            vy << v;
+        }
+    }
+    m_value->setData(vx, vy, true);
+    if (any != m_value->visible()) {
+        m_value->setVisible(any);
+        m_valueAxis->setVisible(any);
+        if (any)
+            m_value->addToLegend();
+        else
+            m_value->removeFromLegend();
+    }
+    if (any) {
+        const double pad = std::max(1e-3, 0.05 * (vMax - vMin));
+        m_valueAxis->setRange(std::min(0.0, vMin - pad), vMax + pad);
+    }
     m_plot->yAxis2->setRange(0, std::max(1.0, allTotal * 1.05));
     m_plot->setCursorSlot(currentSlot);
     m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QVector<QPointF> RewardPlot::valuePoints() const
+{
+    QVector<QPointF> out;
+    for (auto it = m_value->data()->constBegin(); it != m_value->data()->constEnd(); ++it)
+        out << QPointF(it->key, it->value);
+    return out;
+}
+
+bool RewardPlot::hasValueSeries() const
+{
+    return m_value->visible();
 }
 
 } // namespace dl2console

@@ -5,6 +5,7 @@
 #include "clusteroccupancyview.h"
 #include "comparisonpage.h"
 #include "consolesession.h"
+#include "decisioninspector.h"
 #include "decisionqueuepanel.h"
 #include "fileio.h"
 #include "liveoperations.h"
@@ -76,6 +77,14 @@ struct ConsoleOptions
                               QStringLiteral("Select a job (highlighted in every view)."),
                               QStringLiteral("ID")};
     QCommandLineOption dark{QStringLiteral("dark"), QStringLiteral("Use a dark Fusion palette.")};
+    QCommandLineOption showDock{QStringLiteral("show-dock"),
+                                QStringLiteral("Raise a tabbed dock: jobs, queue, decisions or "
+                                               "audit."),
+                                QStringLiteral("NAME")};
+    QCommandLineOption inference{QStringLiteral("inference"),
+                                 QStringLiteral("Decision inspector: show this inference of the "
+                                                "slot (1-based; learned policies)."),
+                                 QStringLiteral("N")};
     QCommandLineOption zoom{QStringLiteral("cluster-zoom"),
                             QStringLiteral("Cluster view zoom level (0-2 heat map, 3-11 slots; "
                                            "default: fit)."),
@@ -115,7 +124,7 @@ struct ConsoleOptions
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addOptions({scenario, seed, trace, policy, slot, shot, size, compare, select, dark,
-                           zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
+                           showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
                            tokenFile});
     }
 };
@@ -218,6 +227,17 @@ int main(int argc, char *argv[])
             return fail(QStringLiteral("--size must look like 1600x1000"));
     }
 
+    const QString dockName = parser.value(o.showDock);
+    if (!dockName.isEmpty() && !MainWindow::dockNames().contains(dockName))
+        return fail(QStringLiteral("--show-dock must be one of %1")
+                        .arg(MainWindow::dockNames().join(QStringLiteral(", "))));
+    int inferenceNumber = 0;
+    if (parser.isSet(o.inference)) {
+        inferenceNumber = parser.value(o.inference).toInt(&ok);
+        if (!ok || inferenceNumber < 1)
+            return fail(QStringLiteral("--inference needs a positive integer"));
+    }
+
     LiveSetup live;
     bool liveMode = false;
     try {
@@ -255,6 +275,8 @@ int main(int argc, char *argv[])
 
     MainWindow window(&settings, !screenshot);
     window.setLiveDefaults(live);
+    if (!dockName.isEmpty())
+        window.raiseDock(dockName);
     if (!screenshot) {
         window.show();
         window.load(setup);
@@ -313,6 +335,12 @@ int main(int argc, char *argv[])
                                     : error);
     if (parser.isSet(o.zoom))
         window.occupancyView()->setZoomLevel(parser.value(o.zoom).toInt());
+    if (!dockName.isEmpty())
+        window.raiseDock(dockName); // after the live batch raised the queue
+    if (inferenceNumber > 0) {
+        window.refresher()->flush();
+        window.decisionInspector()->setCurrentStep(inferenceNumber - 1);
+    }
     if (parser.isSet(o.select)) {
         window.refresher()->flush();
         window.jobPanel()->selectJob(parser.value(o.select).toInt());

@@ -27,6 +27,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QHash>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStandardPaths>
@@ -267,6 +268,10 @@ void MainWindow::connectSession()
         m_jobModel->setProfiles(m_session->profiles(), info.slotSeconds);
         m_occupancy->setProfiles(m_session->profiles());
         m_jobSpeed->setProfiles(m_session->profiles(), info.slotSeconds);
+        QStringList types;
+        for (int t = 0; t < m_session->profiles().size(); ++t)
+            types << QString::fromStdString(m_session->profiles()[t].name);
+        m_decisions->setTypeNames(types);
         setWindowTitle(tr("%1 · %2").arg(info.traceName, info.policy));
         m_lastGood = m_session->setup();
         m_haveLastGood = true;
@@ -423,6 +428,27 @@ void MainWindow::onSelection(const QList<int> &jobIds)
 void MainWindow::showComparison()
 {
     m_tabs->setCurrentWidget(m_comparison);
+}
+
+QStringList MainWindow::dockNames()
+{
+    return {QStringLiteral("jobs"), QStringLiteral("queue"), QStringLiteral("decisions"),
+            QStringLiteral("audit")};
+}
+
+bool MainWindow::raiseDock(const QString &name)
+{
+    static const QHash<QString, QString> objectNames{
+        {QStringLiteral("jobs"), QStringLiteral("jobsDock")},
+        {QStringLiteral("queue"), QStringLiteral("decisionQueueDock")},
+        {QStringLiteral("decisions"), QStringLiteral("decisionsDock")},
+        {QStringLiteral("audit"), QStringLiteral("auditLogDock")}};
+    auto *dock = findChild<QDockWidget *>(objectNames.value(name, name));
+    if (!dock)
+        return false;
+    dock->show();
+    dock->raise();
+    return true;
 }
 
 void MainWindow::onTabChanged(int index)

@@ -51,6 +51,10 @@ public:
     // Dock sizes as fractions of the current window (default layout at any window size).
     void applyDefaultDockSizes();
     void showComparison();
+    // Raises a tabbed dock: "jobs", "queue", "decisions", "audit" (or a dock's objectName).
+    // False for an unknown name.
+    bool raiseDock(const QString &name);
+    static QStringList dockNames();
 
     ConsoleSession *session() const { return m_session; }
     ViewRefresher *refresher() const { return m_refresher; }
@@ -62,6 +66,7 @@ public:
     SessionStatusBar *sessionStatusBar() const { return m_status; }
     JobSpeedPlot *jobSpeedPlot() const { return m_jobSpeed; }
     DecisionInspector *decisionInspector() const { return m_decisions; }
+    RewardPlot *rewardPlot() const { return m_reward; }
     ComparisonPage *comparisonPage() const { return m_comparison; }
     DecisionQueuePanel *decisionQueue() const { return m_queue; }
     AuditLogPanel *auditLog() const { return m_audit; }

@@ -98,7 +98,8 @@ double DecisionGate::predictedSpeed(int profile, const Allocation &a) const
 
 std::vector<ResizeDecision> DecisionGate::diff(const ClusterView &view,
                                                const std::vector<Allocation> &proposals,
-                                               const std::string &runId) const
+                                               const std::string &runId,
+                                               const ConfidenceByJob &confidence) const
 {
     if (proposals.size() != view.jobs.size())
         throw Error("gate: " + std::to_string(proposals.size()) + " proposals for " +
@@ -119,17 +120,21 @@ std::vector<ResizeDecision> DecisionGate::diff(const ClusterView &view,
         d.to = proposals[i];
         d.speedBefore = predictedSpeed(j.type, d.from);
         d.speedAfter = predictedSpeed(j.type, d.to);
+        if (const auto c = confidence.find(j.id); c != confidence.end()) {
+            d.probability = c->second.probability;
+            d.value = c->second.value;
+        }
         out.push_back(std::move(d));
     }
     return out;
 }
 
 int DecisionGate::open(const ClusterView &view, const std::vector<Allocation> &proposals,
-                       const std::string &runId)
+                       const std::string &runId, const ConfidenceByJob &confidence)
 {
     if (m_open)
         throw Error("gate: the batch of slot " + std::to_string(m_slot) + " is still open");
-    std::vector<ResizeDecision> decisions = diff(view, proposals, runId);
+    std::vector<ResizeDecision> decisions = diff(view, proposals, runId, confidence);
     std::optional<AuditLog::Batch> batch; // proposals and automatic verdicts: one transaction
     if (m_audit)
         batch.emplace(*m_audit);

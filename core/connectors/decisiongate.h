@@ -87,8 +87,9 @@ public:
     // Opens the batch of `view.nextSlot`: proposals are the allocations the policy wants
     // (jobs in view order, one per job). Decisions already closed in the audit log (same id)
     // are left out. Applies the mode and rules. Returns the number of decisions.
+    // `confidence` (learned policies) fills each decision's probability and value.
     int open(const ClusterView &view, const std::vector<Allocation> &proposals,
-             const std::string &runId);
+             const std::string &runId, const ConfidenceByJob &confidence = {});
     bool isOpen() const { return m_open; }
     int slot() const { return m_slot; }
     const std::vector<GateEntry> &entries() const { return m_entries; }
@@ -109,7 +110,8 @@ public:
     // Builds one decision per job whose allocation changes (exposed for the planner/tests).
     std::vector<ResizeDecision> diff(const ClusterView &view,
                                      const std::vector<Allocation> &proposals,
-                                     const std::string &runId) const;
+                                     const std::string &runId,
+                                     const ConfidenceByJob &confidence = {}) const;
     double predictedSpeed(int profile, const Allocation &a) const;
 
 private:

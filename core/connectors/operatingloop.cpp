@@ -103,7 +103,7 @@ bool OperatingLoop::openSlot()
     }
     m_proposedAt = std::chrono::steady_clock::now();
     const std::vector<Allocation> proposals = m_planner.plan(m_view);
-    s.proposed += m_gate.open(m_view, proposals, m_runId);
+    s.proposed += m_gate.open(m_view, proposals, m_runId, m_planner.lastConfidence());
     return true;
 }
 

@@ -7,6 +7,7 @@
 #include "types.h"
 
 #include <QJsonObject>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +23,14 @@ struct Allocation
     bool sameSize(const Allocation &o) const { return ps == o.ps && workers == o.workers; }
     bool operator==(const Allocation &) const = default;
 };
+
+// What a learned policy reports about its proposal for one job (see PolicyPlanner).
+struct ActionConfidence
+{
+    std::optional<double> probability;
+    std::optional<double> value;
+};
+using ConfidenceByJob = std::map<int, ActionConfidence>; // key: job id
 
 struct ResizeDecision
 {

@@ -4,6 +4,7 @@
 #include "clusteroccupancyview.h"
 #include "consolesession.h"
 #include "decisioninspector.h"
+#include "decisionstatemodel.h"
 #include "jobspeedplot.h"
 #include "jobtablemodel.h"
 #include "jobtablepanel.h"
@@ -239,11 +240,36 @@ void TestMainWindow::decisionInspectorPlaceholder()
     DecisionLog log;
     log.available = true;
     log.slot = 4;
-    log.rows.push_back({0, 3, "bundle", 0.42, 1.5, false, {}});
-    log.rows.push_back({1, -1, "stop", 0.9, 1.5, false, {}});
+    log.policy = QStringLiteral("dl2");
+    log.columns = {{QStringLiteral("age"), {}, 0, 1}, {QStringLiteral("workers"), {}, 1, 1}};
+    DecisionStep bundle; // two window rows (job 3, one empty position): 7 actions
+    bundle.jobDim = 2;
+    bundle.jobIds = {3, -1};
+    bundle.features = {5.0f, 1.0f, 0.0f, 0.0f};
+    bundle.probabilities = {0.3f, 0.1f, 0.42f, 0.0f, 0.0f, 0.0f, 0.18f};
+    bundle.action = 2;
+    bundle.jobId = 3;
+    bundle.value = 1.5;
+    DecisionStep stop = bundle;
+    stop.inference = 1;
+    stop.probabilities = {0.05f, 0.05f, 0.0f, 0.0f, 0.0f, 0.0f, 0.9f};
+    stop.action = 6;
+    stop.jobId = -1;
+    log.steps = {bundle, stop};
     DecisionInspector inspector;
     inspector.setDecisions(log, QStringLiteral("dl2"));
     QVERIFY(!inspector.showsPlaceholder());
+    QCOMPARE(inspector.stepCount(), 2);
+    QCOMPARE(inspector.currentStep(), 0);
+    QCOMPARE(inspector.stateModel()->rowCount(), 1); // the empty position is left out
+    QCOMPARE(inspector.stateModel()->chosenRow(), 0);
+    inspector.nextStep();
+    QCOMPARE(inspector.currentStep(), 1);
+    QCOMPARE(inspector.stateModel()->chosenRow(), -1); // stop
+    QVERIFY(inspector.stateModel()
+                ->index(0, DecisionStateModel::BundleColumn)
+                .data(DecisionStateModel::MaskedRole)
+                .toBool());
     inspector.setDecisions({}, QStringLiteral("drf"));
     QVERIFY(inspector.showsPlaceholder());
 }

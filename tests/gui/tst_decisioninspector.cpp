@@ -1,0 +1,382 @@
+// The learned policies in the console (built only with the learning library): the decision
+// inspector shows exactly the records Dl2Policy::lastSlotDecisions() gives when the same slot
+// is run directly; the reward plot has the V(s) series for dl2 and not for drf; a replay of
+// dl2 from a keyframe equals a straight run; the decision queue's confidence is the planner's
+// probability.
+
+#include "consolesession.h"
+#include "decisioninspector.h"
+#include "decisionprobabilityplot.h"
+#include "decisionqueuemodel.h"
+#include "decisionqueuepanel.h"
+#include "decisionstatemodel.h"
+#include "decisionstepsmodel.h"
+#include "dl2policy.h"
+#include "jobtablemodel.h"
+#include "liveoperations.h"
+#include "mainwindow.h"
+#include "policyplanner.h"
+#include "registerpolicies.h"
+#include "rewardplot.h"
+#include "scenario.h"
+#include "scheduler.h"
+#include "settings.h"
+#include "simulatedconnector.h"
+#include "simulationworker.h"
+#include "simulator.h"
+#include "viewrefresher.h"
+
+#include <QAbstractItemModelTester>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+
+using namespace dl2console;
+
+namespace {
+
+const QString kScenario = QStringLiteral("dl2-small");
+
+// A straight run of `policy` on the scenario to `slot`, with a fresh scheduler that records.
+struct StraightRun
+{
+    std::unique_ptr<dl2::Scheduler> scheduler;
+    std::unique_ptr<dl2::Simulator> simulator;
+
+    StraightRun(const QString &policy, int slot)
+    {
+        const dl2::Scenario &scenario = dl2::scenarioByName(kScenario.toStdString());
+        dl2::SchedulerConfig config;
+        config.scenario = scenario.name;
+        config.seed = 1;
+        scheduler = dl2::makeScheduler(policy.toStdString(), config);
+        scheduler->reset();
+        if (auto *p = dynamic_cast<dl2::Dl2Policy *>(scheduler.get()))
+            p->setRecordDecisions(true);
+        dl2::ProfileSet profiles = dl2::ProfileSet::reference();
+        dl2::Trace trace = scenario.trace(profiles, 1);
+        simulator = std::make_unique<dl2::Simulator>(scenario.cluster, std::move(profiles),
+                                                     std::move(trace), scenario.simulation);
+        while (simulator->slot() <= slot && !simulator->done())
+            simulator->step(*scheduler);
+    }
+    const std::vector<dl2::DecisionRecord> &records() const
+    {
+        return dynamic_cast<const dl2::Dl2Policy &>(*scheduler).lastSlotDecisions();
+    }
+};
+
+QStringList tableRows(const QAbstractItemModel &model)
+{
+    QStringList rows;
+    for (int r = 0; r < model.rowCount(); ++r) {
+        QStringList cells;
+        for (int c = 0; c < model.columnCount(); ++c)
+            cells << model.index(r, c).data().toString();
+        rows << cells.join(QLatin1Char('|'));
+    }
+    return rows;
+}
+
+} // namespace
+
+class TestDecisionInspector : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void cleanupTestCase();
+    void inspectorShowsPolicyRecords_data();
+    void inspectorShowsPolicyRecords();
+    void placeholderForOtherPolicies();
+    void valueSeriesOnlyForLearnedPolicies_data();
+    void valueSeriesOnlyForLearnedPolicies();
+    void replayFromKeyframeEqualsStraightRun_data();
+    void replayFromKeyframeEqualsStraightRun();
+    void queueConfidenceIsPlannerProbability();
+
+private:
+    void load(const QString &policy);
+    void show(int slot);
+
+    QTemporaryDir m_dir;
+    std::unique_ptr<Settings> m_settings;
+    std::unique_ptr<MainWindow> m_window;
+};
+
+void TestDecisionInspector::initTestCase()
+{
+    dl2::registerBaselines();
+    dl2::registerLearnedPolicies();
+    qRegisterMetaType<dl2console::LiveSlotPacket>();
+    m_settings = std::make_unique<Settings>(m_dir.filePath(QStringLiteral("s.ini")));
+    m_window = std::make_unique<MainWindow>(m_settings.get(), false);
+    m_window->setInteractiveErrors(false);
+    m_window->resize(1500, 950);
+    m_window->show();
+    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
+    QVERIFY(m_window->raiseDock(QStringLiteral("decisions")));
+}
+
+void TestDecisionInspector::cleanupTestCase()
+{
+    m_window.reset();
+}
+
+void TestDecisionInspector::load(const QString &policy)
+{
+    SessionSetup setup;
+    setup.scenario = kScenario;
+    setup.policy = policy;
+    m_window->load(setup);
+    QVERIFY(m_window->session()->waitForSlot(0));
+}
+
+void TestDecisionInspector::show(int slot)
+{
+    QVERIFY(m_window->session()->waitForSlot(slot));
+    QCOMPARE(m_window->session()->currentSlot(), slot);
+    m_window->refresher()->flush();
+}
+
+void TestDecisionInspector::inspectorShowsPolicyRecords_data()
+{
+    QTest::addColumn<QString>("policy");
+    QTest::addColumn<int>("slot");
+    QTest::newRow("dl2") << QStringLiteral("dl2") << 14;
+    QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << 14;
+}
+
+void TestDecisionInspector::inspectorShowsPolicyRecords()
+{
+    QFETCH(QString, policy);
+    QFETCH(int, slot);
+    QVERIFY(m_window->raiseDock(QStringLiteral("decisions")));
+    load(policy);
+    show(slot);
+    const StraightRun run(policy, slot);
+    const auto &records = run.records();
+    QVERIFY(!records.empty());
+
+    DecisionInspector *inspector = m_window->decisionInspector();
+    QAbstractItemModelTester stepsTester(inspector->stepsModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester stateTester(inspector->stateModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY(!inspector->showsPlaceholder());
+    const DecisionLog &log = inspector->stepsModel()->log();
+    QCOMPARE(log.slot, slot);
+    QCOMPARE(log.policy, policy);
+    QCOMPARE(inspector->stepCount(), static_cast<int>(records.size()));
+    int jobDim = 0;
+    for (const FeatureColumn &c : log.columns)
+        jobDim += c.count;
+    QCOMPARE(jobDim, records.front().jobDim);
+
+    for (size_t i = 0; i < records.size(); ++i) {
+        const dl2::DecisionRecord &r = records[i];
+        const DecisionStep &s = log.steps[i];
+        QCOMPARE(r.slot, slot);
+        QCOMPARE(s.inference, r.inference);
+        QCOMPARE(s.jobIds, r.jobIds);
+        QCOMPARE(s.features, r.features);
+        QCOMPARE(s.global, r.global);
+        QCOMPARE(s.probabilities, r.probabilities);
+        QCOMPARE(s.action, r.action);
+        QCOMPARE(s.jobId, r.stop ? -1 : r.jobId);
+        QCOMPARE(s.value, double(r.value));
+        QCOMPARE(s.isStop(), r.stop);
+    }
+
+    // Step through with the buttons: the state table, the chart and the list follow.
+    inspector->setCurrentStep(0);
+    const int steps = std::min<int>(4, static_cast<int>(records.size()));
+    for (int i = 0; i < steps; ++i) {
+        QCOMPARE(inspector->currentStep(), i);
+        const dl2::DecisionRecord &r = records[static_cast<size_t>(i)];
+        const DecisionStateModel *state = inspector->stateModel();
+        int occupied = 0;
+        for (int id : r.jobIds)
+            occupied += id >= 0 ? 1 : 0;
+        QCOMPARE(state->rowCount(), occupied);
+        QCOMPARE(state->columnCount(),
+                 DecisionStateModel::FirstFeatureColumn + static_cast<int>(log.columns.size()));
+        for (int row = 0; row < state->rowCount(); ++row) {
+            const int stateRow =
+                state->index(row, 0).data(DecisionStateModel::StateRowRole).toInt();
+            QCOMPARE(state->index(row, DecisionStateModel::JobColumn).data().toInt(),
+                     r.jobIds[size_t(stateRow)]);
+            for (int k = 0; k < 3; ++k) {
+                const QModelIndex cell = state->index(row, DecisionStateModel::WorkerColumn + k);
+                const size_t a = size_t(3 * stateRow + k);
+                QCOMPARE(cell.data(DecisionStateModel::SortRole).toFloat(), r.probabilities[a]);
+                QCOMPARE(cell.data(DecisionStateModel::MaskedRole).toBool(),
+                         r.probabilities[a] <= 0.0f);
+                QCOMPARE(cell.data(DecisionStateModel::ChosenRole).toBool(), int(a) == r.action);
+            }
+            // A plain feature column shows the value the network saw.
+            const FeatureColumn &last = log.columns.back();
+            QCOMPARE(state->index(row, state->columnCount() - 1)
+                         .data(DecisionStateModel::SortRole)
+                         .toFloat(),
+                     r.features[size_t(stateRow * r.jobDim + last.first)]);
+        }
+        QCOMPARE(state->chosenRow() >= 0, !r.stop);
+        const auto &shown = inspector->probabilityPlot()->shownActions();
+        QVERIFY(!shown.empty());
+        QVERIFY(std::find(shown.begin(), shown.end(), r.action) != shown.end());
+        if (i + 1 < steps) {
+            QVERIFY(inspector->nextButton()->isEnabled());
+            QTest::mouseClick(inspector->nextButton(), Qt::LeftButton);
+        }
+    }
+    if (steps > 1) {
+        QTest::mouseClick(inspector->previousButton(), Qt::LeftButton);
+        QCOMPARE(inspector->currentStep(), steps - 2);
+    }
+    // A refresh of the same slot keeps the inference on display; another slot starts at 1.
+    m_window->refresher()->markDirty();
+    m_window->refresher()->flush();
+    QCOMPARE(inspector->currentStep(), std::max(0, steps - 2));
+    m_window->session()->stepForward();
+    show(slot + 1);
+    QCOMPARE(inspector->currentStep(), inspector->stepCount() > 0 ? 0 : -1);
+}
+
+void TestDecisionInspector::placeholderForOtherPolicies()
+{
+    load(QStringLiteral("drf"));
+    show(5);
+    DecisionInspector *inspector = m_window->decisionInspector();
+    QVERIFY(inspector->showsPlaceholder());
+    QVERIFY(inspector->placeholderText().contains(QStringLiteral("dl2 or dl2-plus")));
+    QVERIFY(inspector->placeholderText().contains(QStringLiteral("drf")));
+}
+
+void TestDecisionInspector::valueSeriesOnlyForLearnedPolicies_data()
+{
+    QTest::addColumn<QString>("policy");
+    QTest::addColumn<bool>("learned");
+    QTest::newRow("dl2") << QStringLiteral("dl2") << true;
+    QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << true;
+    QTest::newRow("drf") << QStringLiteral("drf") << false;
+}
+
+void TestDecisionInspector::valueSeriesOnlyForLearnedPolicies()
+{
+    QFETCH(QString, policy);
+    QFETCH(bool, learned);
+    load(policy);
+    const int slot = 9;
+    show(slot);
+    const auto &timeline = m_window->session()->timeline();
+    QVERIFY(static_cast<int>(timeline.size()) > slot);
+    RewardPlot *plot = m_window->rewardPlot();
+    QCOMPARE(plot->hasValueSeries(), learned);
+    if (!learned) {
+        QVERIFY(!timeline[size_t(slot)].value.has_value());
+        return;
+    }
+    // The series is V(s) of each slot's first inference, up to the slot on display.
+    const StraightRun run(policy, slot);
+    QVERIFY(timeline[size_t(slot)].value.has_value());
+    QCOMPARE(*timeline[size_t(slot)].value, run.records().front().value);
+    const QVector<QPointF> points = plot->valuePoints();
+    QVERIFY(!points.isEmpty());
+    QCOMPARE(float(points.back().y()), run.records().front().value);
+    QCOMPARE(points.back().x(), double(slot));
+}
+
+void TestDecisionInspector::replayFromKeyframeEqualsStraightRun_data()
+{
+    QTest::addColumn<int>("slot");
+    const int k = SimulationWorker::kKeyframeInterval;
+    QTest::newRow("between keyframes") << 2 * k + 3;
+    QTest::newRow("just before a keyframe") << 2 * k - 1; // the keyframe is the state after it
+}
+
+void TestDecisionInspector::replayFromKeyframeEqualsStraightRun()
+{
+    QFETCH(int, slot);
+    load(QStringLiteral("dl2"));
+    QVERIFY(m_window->raiseDock(QStringLiteral("jobs"))); // hidden views are not refreshed
+    // Let the frontier pass the keyframes, so the cursor restores from them.
+    QVERIFY(m_window->session()->waitForSlot(slot + 8));
+    QTRY_VERIFY(m_window->session()->lastKnownSlot() >= slot + 8);
+
+    const StraightRun run(QStringLiteral("dl2"), slot);
+    JobTableModel straight;
+    straight.setProfiles(m_window->session()->profiles(),
+                         m_window->session()->runInfo().slotSeconds);
+    straight.setSnapshot(run.simulator->snapshot());
+    const QStringList expected = tableRows(straight);
+    QVERIFY(!expected.isEmpty());
+
+    // Back from a later slot (restore from the keyframe before `slot`) and forward from an
+    // earlier one: both equal the straight run, and so do the inspector's records.
+    for (int from : {slot + 8, 2, slot - 1}) {
+        show(from);
+        show(slot);
+        QCOMPARE(tableRows(*m_window->jobModel()), expected);
+        const DecisionLog &log = m_window->session()->decisions();
+        QCOMPARE(log.steps.size(), run.records().size());
+        for (size_t i = 0; i < log.steps.size(); ++i) {
+            QCOMPARE(log.steps[i].action, run.records()[i].action);
+            QCOMPARE(log.steps[i].probabilities, run.records()[i].probabilities);
+        }
+    }
+}
+
+void TestDecisionInspector::queueConfidenceIsPlannerProbability()
+{
+    load(QStringLiteral("dl2"));
+    LiveSetup setup;
+    setup.mode = dl2::GateMode::Review;
+    setup.auditFile = m_dir.filePath(QStringLiteral("audit.sqlite"));
+    m_window->setLiveDefaults(setup);
+    m_window->startLive();
+    LiveOperations *ops = m_window->session()->live();
+    QVERIFY(ops);
+    QTRY_VERIFY_WITH_TIMEOUT(ops->isStarted(), 20000);
+    QCOMPARE(ops->setup().policy, QStringLiteral("dl2"));
+    QTRY_VERIFY_WITH_TIMEOUT(ops->canRunSlot(), 20000);
+    ops->runSlot();
+    QTRY_VERIFY_WITH_TIMEOUT(ops->batch().open && !ops->isBusy(), 20000);
+    const GateBatch batch = ops->batch();
+    QVERIFY(batch.pending() > 0);
+
+    // The same first slot through an independent planner.
+    dl2::SimulatedConnector connector(kScenario.toStdString(), 1);
+    const dl2::ClusterView view = connector.snapshot();
+    QCOMPARE(batch.slot, view.nextSlot);
+    dl2::PolicyPlanner planner("dl2");
+    attachDecisionReader(planner);
+    planner.plan(view);
+    const dl2::ConfidenceByJob &confidence = planner.lastConfidence();
+    QVERIFY(!confidence.empty());
+
+    m_window->raiseDock(QStringLiteral("queue"));
+    DecisionQueueModel *model = m_window->decisionQueue()->model();
+    QTRY_COMPARE(model->rowCount(), static_cast<int>(batch.entries.size()));
+    int withProbability = 0;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const int job = model->index(row, DecisionQueueModel::JobColumn).data().toInt();
+        const QModelIndex cell = model->index(row, DecisionQueueModel::ConfidenceColumn);
+        const auto it = confidence.find(job);
+        QVERIFY2(it != confidence.end(), qPrintable(QString::number(job)));
+        if (!it->second.probability) {
+            QCOMPARE(cell.data().toString(), QStringLiteral("—"));
+            continue;
+        }
+        ++withProbability;
+        QCOMPARE(cell.data(DecisionQueueModel::SortRole).toDouble(), *it->second.probability);
+        QVERIFY(cell.data().toString().endsWith(QStringLiteral(" %")));
+    }
+    QVERIFY(withProbability > 0);
+    // Every decision of a learned policy carries V(s).
+    for (const auto &e : batch.entries)
+        QVERIFY(e.decision.value.has_value());
+}
+
+QTEST_MAIN(TestDecisionInspector)
+#include "tst_decisioninspector.moc"
