@@ -36,6 +36,8 @@ struct TrainResult
     double chanceAgreement = -1.0;         // SL: agreement of a uniform random valid action
     bool cancelled = false;
     std::string checkpoint;
+    long long teacherSlots = 0;            // SL: training slots acted on by the teacher
+    long long studentSlots = 0;            // SL DAgger: ... by the student (teacher-labelled)
 };
 
 // <checkpoint>.curves.csv and <checkpoint>.curves.json (atomic writes).

@@ -36,6 +36,10 @@ Sample shuffledWindow(const Sample &in, Rng &rng)
         for (int k = 0; k < 3; ++k)
             out.mask[3 * r + k] = in.mask[3 * perm[r] + k];
     }
+    if (!in.target.empty())
+        for (int r = 0; r < rows; ++r)
+            for (int k = 0; k < 3; ++k)
+                out.target[size_t(3 * r + k)] = in.target[size_t(3 * perm[r] + k)];
     if (in.action < 3 * rows) {
         const int row = in.action / 3;
         const int pos = int(std::find(perm.begin(), perm.end(), row) - perm.begin());

@@ -21,6 +21,8 @@ struct Sample
     float ret = 0.0f;          // return credited to the action
     int jobIndex = -1;         // acted-on job (per-action reward ablation)
     int env = 0;
+    // SL "set" labels: a distribution over the 3 x rows + 1 actions (empty: one-hot `action`).
+    std::vector<float> target;
 
     static Sample fromState(const EncodedState &state, int action);
 };

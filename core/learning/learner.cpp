@@ -104,6 +104,7 @@ TORCH_MODULE(ActorCritic);
 struct Batch
 {
     torch::Tensor x, valid, g, mask, actions;
+    torch::Tensor target; // soft labels (undefined when every sample is one-hot)
     int rows = 0;
 };
 
@@ -119,6 +120,10 @@ Batch makeBatch(const PolicySpec &spec, const std::vector<const Sample *> &sampl
     std::vector<float> x(size_t(B) * N * d, 0.0f), valid(size_t(B) * N, 0.0f), g(size_t(B) * std::max(G, 1), 0.0f);
     std::vector<std::uint8_t> mask(size_t(B) * A, 0);
     std::vector<std::int64_t> actions(static_cast<size_t>(B), 0);
+    bool soft = false;
+    for (const Sample *s : samples)
+        soft = soft || !s->target.empty();
+    std::vector<float> target(soft ? size_t(B) * A : 0, 0.0f);
     for (int b = 0; b < B; ++b) {
         const Sample &s = *samples[size_t(b)];
         if (s.rows > N || int(s.jobs.size()) != s.rows * d || int(s.mask.size()) != 3 * s.rows + 1)
@@ -131,6 +136,17 @@ Batch makeBatch(const PolicySpec &spec, const std::vector<const Sample *> &sampl
         std::copy(s.mask.begin(), s.mask.end() - 1, mask.begin() + size_t(b) * A);
         mask[size_t(b) * A + A - 1] = s.mask.back();
         actions[size_t(b)] = s.action >= 3 * s.rows ? A - 1 : s.action;
+        if (soft) {
+            float *t = target.data() + size_t(b) * A;
+            if (s.target.empty()) {
+                t[actions[size_t(b)]] = 1.0f;
+            } else {
+                if (int(s.target.size()) != 3 * s.rows + 1)
+                    throw Error("learner: sample target does not match its rows");
+                std::copy(s.target.begin(), s.target.end() - 1, t);
+                t[A - 1] = s.target.back();
+            }
+        }
     }
     Batch out;
     out.rows = N;
@@ -141,10 +157,13 @@ Batch makeBatch(const PolicySpec &spec, const std::vector<const Sample *> &sampl
         out.g = torch::zeros({B, 0});
     out.mask = torch::from_blob(mask.data(), {B, A}, torch::kUInt8).clone().to(torch::kBool);
     out.actions = torch::from_blob(actions.data(), {B}, torch::kInt64).clone();
+    if (soft)
+        out.target = torch::from_blob(target.data(), {B, A}).clone();
     return out;
 }
 
-std::pair<torch::Tensor, torch::Tensor> forward(ActorCritic &m, const Batch &b, bool withValue)
+std::pair<torch::Tensor, torch::Tensor> forward(ActorCritic &m, const Batch &b, bool withValue,
+                                                torch::Tensor *rawLogits = nullptr)
 {
     torch::Tensor logits, value;
     if (m->spec.kind == PolicyKind::Dl2) {
@@ -157,6 +176,8 @@ std::pair<torch::Tensor, torch::Tensor> forward(ActorCritic &m, const Batch &b, 
         if (withValue)
             value = m->setValue->forward(b.x, b.valid, b.g);
     }
+    if (rawLogits)
+        *rawLogits = logits;
     auto logp = torch::log_softmax(logits.masked_fill(b.mask.logical_not(), -1e9), 1);
     return {logp, value};
 }
@@ -205,6 +226,7 @@ struct Learner::Impl
     PolicySpec spec;
     ActorCritic model{nullptr};
     std::unique_ptr<torch::optim::Adam> optimizer;
+    bool multiLabel = false;
 };
 
 Learner::Learner(const PolicySpec &spec, double lr, std::uint64_t seed) : m_impl(std::make_unique<Impl>())
@@ -241,7 +263,30 @@ Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer) : m_impl(st
 
 Learner::~Learner() = default;
 
+void Learner::setSlMultiLabel(bool on) { m_impl->multiLabel = on; }
+
 const PolicySpec &Learner::spec() const { return m_impl->spec; }
+
+namespace {
+// Cross-entropy against the one-hot action, or against the soft target when present.
+torch::Tensor slCrossEntropy(const torch::Tensor &logp, const Batch &b, bool multiLabel,
+                             const torch::Tensor &logits)
+{
+    if (multiLabel && b.target.defined()) {
+        // Independent "is this task needed" classifiers over the valid actions; greedy
+        // evaluation (arg max of the masked logits) then picks the most certainly needed
+        // task, or stop when none is.
+        const auto y = (b.target > 0).to(torch::kFloat);
+        const auto valid = b.mask.to(torch::kFloat);
+        const auto bce = torch::binary_cross_entropy_with_logits(
+            logits, y, {}, {}, torch::Reduction::None);
+        return ((bce * valid).sum(1) / valid.sum(1).clamp_min(1.0)).mean();
+    }
+    if (!b.target.defined())
+        return torch::nll_loss(logp, b.actions);
+    return -(b.target * logp).sum(1).mean();
+}
+} // namespace
 
 double Learner::slUpdate(const std::vector<const Sample *> &samples)
 {
@@ -249,8 +294,9 @@ double Learner::slUpdate(const std::vector<const Sample *> &samples)
         return 0.0;
     auto b = makeBatch(m_impl->spec, samples);
     m_impl->model->train();
-    auto [logp, value] = forward(m_impl->model, b, false);
-    auto loss = torch::nll_loss(logp, b.actions);
+    torch::Tensor logits;
+    auto [logp, value] = forward(m_impl->model, b, false, &logits);
+    auto loss = slCrossEntropy(logp, b, m_impl->multiLabel, logits);
     m_impl->optimizer->zero_grad();
     loss.backward();
     m_impl->optimizer->step();
@@ -263,8 +309,9 @@ double Learner::slLoss(const std::vector<const Sample *> &samples)
         return 0.0;
     torch::NoGradGuard guard;
     auto b = makeBatch(m_impl->spec, samples);
-    auto [logp, value] = forward(m_impl->model, b, false);
-    return torch::nll_loss(logp, b.actions).item<double>();
+    torch::Tensor logits;
+    auto [logp, value] = forward(m_impl->model, b, false, &logits);
+    return slCrossEntropy(logp, b, m_impl->multiLabel, logits).item<double>();
 }
 
 RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,

@@ -47,6 +47,9 @@ public:
     double slUpdate(const std::vector<const Sample *> &batch);
     // Cross-entropy without a step.
     double slLoss(const std::vector<const Sample *> &batch);
+    // SL on samples with set targets: per-action binary cross-entropy on the logits ("is
+    // this task needed"), instead of the soft cross-entropy. Off by default.
+    void setSlMultiLabel(bool on);
     // One actor-critic step; weights[i] scales sample i's loss (they should sum to 1).
     RlUpdateStats rlUpdate(const std::vector<const Sample *> &batch,
                            const std::vector<float> &weights, const RlLossOptions &options);

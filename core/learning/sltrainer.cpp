@@ -1,13 +1,16 @@
 #include "sltrainer.h"
 
 #include "checkpoint.h"
+#include "dl2policy.h"
 #include "error.h"
 #include "fileio.h"
 #include "learner.h"
 #include "modelprofile.h"
 #include "teacherrecorder.h"
+#include "windowteacher.h"
 
 #include <chrono>
+#include <cmath>
 #include <deque>
 
 namespace dl2 {
@@ -17,14 +20,16 @@ namespace {
 // Teacher samples on a list of traces (validation set).
 std::vector<Sample> teacherSamples(const Scenario &scenario, const ProfileSet &profiles,
                                    const PolicySpec &spec, const std::string &teacher,
-                                   const std::string &order,
+                                   const std::string &order, const std::string &labels,
                                    const std::vector<std::uint64_t> &seeds, size_t limit, Rng &rng)
 {
     std::vector<Sample> out;
     for (auto seed : seeds) {
         Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);
-        TeacherRecorder rec(makeScheduler(teacher), teacher, spec,
-                            [&](Sample s) { out.push_back(std::move(s)); }, order);
+        SchedulerConfig config;
+        config.scenario = scenario.name;
+        TeacherRecorder rec(makeScheduler(teacher, config), teacher, spec,
+                            [&](Sample s) { out.push_back(std::move(s)); }, order, labels);
         while (!sim.done())
             sim.step(rec);
     }
@@ -62,10 +67,100 @@ double agreement(const PolicySpec &spec, std::shared_ptr<const ParameterSet> par
         for (int a = 1; a < int(probs.size()); ++a)
             if (probs[size_t(a)] > probs[size_t(best)])
                 best = a;
-        agree += best == x.action ? 1 : 0;
+        // With set labels any task the teacher still needs counts as agreement.
+        agree += (x.target.empty() ? best == x.action : x.target[size_t(best)] > 0.0f) ? 1 : 0;
     }
     return double(agree) / double(samples.size());
 }
+
+// DAgger actor: per slot, the teacher acts (and records) with probability beta; otherwise
+// the teacher only labels a copy of the slot and the student acts on the real one.
+class MixedActor final : public Scheduler
+{
+public:
+    MixedActor(TeacherRecorder &recorder, std::uint64_t seed, std::function<void(Sample)> sink)
+        : m_recorder(recorder), m_rng(seed), m_sink(std::move(sink))
+    {
+    }
+    void setTaskLabels(bool on) { m_taskLabels = on; }
+    std::string name() const override { return "dagger"; }
+    void reset() override
+    {
+        m_recorder.reset();
+        if (m_student)
+            m_student->reset();
+    }
+    void schedule(SlotContext &ctx) override
+    {
+        const bool teacherActs = !m_student || m_beta >= 1.0 || m_rng.uniform() < m_beta;
+        if (teacherActs) {
+            m_recorder.schedule(ctx);
+            ++teacherSlots;
+        } else {
+            m_target = m_recorder.label(ctx);
+            m_ctx = &ctx;
+            m_student->schedule(ctx);
+            m_ctx = nullptr;
+            ++studentSlots;
+        }
+    }
+    void setStudent(const PolicySpec &spec, std::shared_ptr<const ParameterSet> params)
+    {
+        if (!m_student) {
+            m_student = std::make_unique<Dl2Policy>(spec, std::move(params), 1);
+            if (m_taskLabels) {
+                ActorOptions actor;
+                actor.onDecision = [this](const EncodedState &s, int action, float, int) {
+                    labelDecision(s, action);
+                };
+                m_student->setActor(std::move(actor));
+            }
+        } else {
+            m_student->setParameters(std::move(params));
+        }
+    }
+    void setBeta(double beta) { m_beta = beta; }
+    long long teacherSlots = 0, studentSlots = 0;
+
+private:
+    // The student's state before `action`: the target is uniform over the window tasks the
+    // teacher's allocation still needs (worker, PS, bundle if both), stop if none.
+    void labelDecision(const EncodedState &s, int action)
+    {
+        if (!m_ctx)
+            return;
+        Sample x = Sample::fromState(s, action);
+        x.target.assign(size_t(s.actionCount()), 0.0f);
+        float total = 0.0f;
+        for (int r = 0; r < s.rows; ++r) {
+            const int i = s.jobIndex[size_t(r)];
+            if (i < 0 || size_t(i) >= m_target.size())
+                continue;
+            const bool w = m_ctx->job(i).workers < m_target[size_t(i)].first;
+            const bool p = m_ctx->job(i).ps < m_target[size_t(i)].second;
+            const bool flags[3] = {w, p, w && p};
+            for (int k = 0; k < 3; ++k)
+                if (flags[k] && s.mask[size_t(3 * r + k)]) {
+                    x.target[size_t(3 * r + k)] = 1.0f;
+                    total += 1.0f;
+                }
+        }
+        if (total == 0.0f)
+            x.target[size_t(s.stopAction())] = total = 1.0f;
+        for (auto &t : x.target)
+            t /= total;
+        m_sink(std::move(x));
+    }
+
+    TeacherRecorder &m_recorder;
+    std::unique_ptr<Dl2Policy> m_student;
+    Rng m_rng;
+    std::function<void(Sample)> m_sink;
+    bool m_taskLabels = false;
+    const SlotContext *m_ctx = nullptr;
+    std::vector<std::pair<int, int>> m_target;
+    double m_beta = 1.0;
+};
 
 } // namespace
 
@@ -77,10 +172,22 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     const Scenario &scenario = scenarioByName(o.scenario);
     const ProfileSet profiles = ProfileSet::reference();
     registerBaselines();
+    registerWindowTeachers();
     if (!isScheduler(o.teacher))
         throw Error("unknown teacher '" + o.teacher + "'");
-    const PolicySpec spec = o.spec ? *o.spec : defaultSpec(o.kind, scenario.window, profiles.size());
-    Learner learner(spec, o.learningRate, o.seed);
+    std::optional<Checkpoint> initCheckpoint;
+    if (!o.init.empty())
+        initCheckpoint = readCheckpoint(o.init);
+    const PolicySpec spec = initCheckpoint ? initCheckpoint->spec
+                            : o.spec     ? *o.spec
+                                         : defaultSpec(o.kind, scenario.window, profiles.size());
+    auto learnerPtr = initCheckpoint ? std::make_unique<Learner>(*initCheckpoint, o.learningRate, false)
+                                     : std::make_unique<Learner>(spec, o.learningRate, o.seed);
+    Learner &learner = *learnerPtr;
+    if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")
+        throw Error("unknown SL labels '" + o.labels + "' (known: sequence, set, multi, wfirst)");
+    const std::string recorderLabels = o.labels == "multi" ? "set" : o.labels;
+    learner.setSlMultiLabel(o.labels == "multi" || o.labels == "wfirst");
     Rng rng(o.seed * 7919 + 17);
 
     TrainResult result;
@@ -93,14 +200,20 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     std::vector<std::uint64_t> lossSeeds(o.validationSeeds.begin(),
                                          o.validationSeeds.begin() +
                                              long(std::min<size_t>(2, o.validationSeeds.size())));
-    const std::vector<Sample> validation = teacherSamples(scenario, profiles, spec, o.teacher, o.teacherOrder, lossSeeds, 2048, rng);
+    const std::vector<Sample> validation = teacherSamples(scenario, profiles, spec, o.teacher, o.teacherOrder, recorderLabels, lossSeeds, 2048, rng);
     if (!validation.empty()) {
         double chance = 0.0;
         for (const auto &x : validation) {
             int valid = 0;
             for (auto m : x.mask)
                 valid += m;
-            chance += 1.0 / std::max(1, valid);
+            int good = 1;
+            if (!x.target.empty()) {
+                good = 0;
+                for (auto t : x.target)
+                    good += t > 0.0f ? 1 : 0;
+            }
+            chance += double(std::max(1, good)) / std::max(1, valid);
         }
         result.chanceAgreement = chance / double(validation.size());
     }
@@ -113,11 +226,20 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
                                            scenario.trace(profiles, nextSeed++), scenario.simulation);
     };
     auto sim = newSim();
-    TeacherRecorder recorder(makeScheduler(o.teacher), o.teacher, spec, [&](Sample s) {
+    SchedulerConfig teacherConfig;
+    teacherConfig.scenario = scenario.name;
+    auto sink = [&](Sample s) {
         buffer.push_back(std::move(s));
         if (int(buffer.size()) > o.bufferSize)
             buffer.pop_front();
-    }, o.teacherOrder);
+    };
+    TeacherRecorder recorder(makeScheduler(o.teacher, teacherConfig), o.teacher, spec, sink,
+                             o.teacherOrder, recorderLabels);
+    if (o.daggerTasks && recorderLabels != "set")
+        throw Error("DAgger task labels need set (or multi) labels");
+    MixedActor actor(recorder, o.seed * 104729 + 3, sink);
+    actor.setTaskLabels(o.dagger && o.daggerTasks);
+    const long long daggerStart = o.daggerStart >= 0 ? o.daggerStart : initCheckpoint ? 0 : o.steps / 5;
 
     TrainingInfo info;
     info.trainer = "sl";
@@ -144,11 +266,17 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             result.cancelled = true;
             break;
         }
-        // Simulate teacher slots until the buffer holds a batch (and at least one new slot).
+        if (o.dagger && step > daggerStart) {
+            if (step == daggerStart + 1 || (step - daggerStart - 1) % std::max(1, o.daggerRefresh) == 0)
+                actor.setStudent(spec, learner.parameters());
+            const double beta = std::pow(o.daggerDecay, double(step - daggerStart) / 100.0);
+            actor.setBeta(std::max(o.daggerBetaMin, beta));
+        }
+        // Simulate slots until the buffer holds a batch (and at least one new slot).
         do {
             if (sim->done())
                 sim = newSim();
-            sim->step(recorder);
+            sim->step(actor);
         } while (int(buffer.size()) < o.batchSize);
 
         std::vector<Sample> batchStore;
@@ -203,6 +331,8 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             progress(step, o.steps, p);
         }
     }
+    result.teacherSlots = actor.teacherSlots;
+    result.studentSlots = actor.studentSlots;
     if (!saved)
         save(result.curve.empty() ? 0 : result.curve.back().step, -1.0);
     if (!o.output.empty())

@@ -6,6 +6,12 @@
 // the greedy policy's validation avg JCT; the best-on-validation checkpoint is kept.
 // Seeds: training traces 1000, 1001, ... (seedBase), validation 100-109 by default; the
 // test seeds 1-10 are never used in training.
+// DAgger (slot level, option `dagger`): after `daggerStart` pure-teacher updates, each
+// training slot is acted on by the teacher with probability beta and otherwise by the
+// student (the greedy current policy, weights refreshed every `daggerRefresh` updates);
+// beta = daggerDecay^((step - daggerStart) / 100), floored at daggerBetaMin. Every slot is
+// still labelled by the teacher: on a student slot, TeacherRecorder::label() replays the
+// teacher on a copy of the student-visited slot state. The samples go into the same buffer.
 
 #include "curves.h"
 #include "policyspec.h"
@@ -23,6 +29,9 @@ struct SlOptions
     std::string scenario = "dl2-reference";
     std::string teacher = "drf";
     std::string teacherOrder = "auto"; // see teacherrecorder.h
+    std::string labels = "sequence";   // "set": order-free targets, see teacherrecorder.h;
+                                       // "multi": the same targets, per-action binary
+                                       // cross-entropy (Learner::setSlMultiLabel)
     PolicyKind kind = PolicyKind::Dl2;
     std::optional<PolicySpec> spec; // default: defaultSpec(kind, scenario window, 8 types)
     long long steps = 300;
@@ -37,6 +46,16 @@ struct SlOptions
     int threads = 1;
     std::string output;       // checkpoint path (empty: nothing written)
     bool saveOptimizer = true;
+    std::string init;           // start from this checkpoint's weights (empty: fresh networks)
+    bool dagger = false;
+    long long daggerStart = -1; // pure-teacher updates first (-1: steps / 5; 0 with `init`)
+    double daggerDecay = 0.5;   // beta multiplier per 100 updates
+    double daggerBetaMin = 0.0;
+    int daggerRefresh = 10;     // student weights refreshed every N updates
+    // With set labels: also label every decision the student takes on its slots with the
+    // tasks the teacher's allocation (for the slot's start state) still needs at that point,
+    // stop once none is left (task-level DAgger: the student's own within-slot states).
+    bool daggerTasks = false;
 };
 
 using TrainProgress = std::function<void(long long step, long long total, const CurvePoint &last)>;

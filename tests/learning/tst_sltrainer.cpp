@@ -1,5 +1,6 @@
 // A short seeded SL run on dl2-small: the loss falls and the policy agrees with its teacher
-// well above chance; the checkpoint and curves are written and load back.
+// well above chance; the checkpoint and curves are written and load back. Slot-level DAgger
+// (loss falls, deterministic for a seed) and order-free labels from the window teacher.
 #include "checkpoint.h"
 #include "learner.h"
 #include "sltrainer.h"
@@ -43,6 +44,67 @@ private Q_SLOTS:
         QCOMPARE(c.info.teacher, std::string("fifo"));
         QVERIFY(QFile::exists(QString::fromStdString(o.output + ".curves.csv")));
         QVERIFY(QFile::exists(QString::fromStdString(o.output + ".curves.json")));
+    }
+
+    // Slot-level DAgger: after 20 pure-teacher updates the student acts on most slots (the
+    // teacher still labels every slot); the loss on teacher states falls, and two runs with
+    // the same seed are identical.
+    void daggerLossFallsAndDeterministic()
+    {
+        SlOptions o;
+        o.scenario = "dl2-small";
+        o.teacher = "optimus";
+        o.kind = PolicyKind::Dl2;
+        o.steps = 60;
+        o.seed = 5;
+        o.validateEvery = 20;
+        o.validationSeeds = {100};
+        o.dagger = true;
+        o.daggerStart = 20;
+        o.daggerDecay = 0.01; // beta 0.1 after 50 updates: mostly the student
+        o.daggerRefresh = 5;
+        const TrainResult a = SlTrainer(o).run();
+        const TrainResult b = SlTrainer(o).run();
+        QCOMPARE(a.curve.size(), size_t(3));
+        qInfo("DAgger: loss %.3f -> %.3f (validation %.3f -> %.3f), val JCT %.2f (teacher %.2f), slots %lld teacher / %lld student",
+              a.curve.front().trainLoss, a.curve.back().trainLoss, a.curve.front().validationLoss,
+              a.curve.back().validationLoss, a.bestValidationAvgJct, a.teacherValidationAvgJct,
+              a.teacherSlots, a.studentSlots);
+        QVERIFY(a.studentSlots > 0);
+        QVERIFY(a.teacherSlots > 0);
+        QVERIFY(a.curve.back().validationLoss < a.curve.front().validationLoss);
+        QCOMPARE(a.curve.size(), b.curve.size());
+        for (size_t i = 0; i < a.curve.size(); ++i) {
+            QCOMPARE(a.curve[i].trainLoss, b.curve[i].trainLoss);
+            QCOMPARE(a.curve[i].validationLoss, b.curve[i].validationLoss);
+            QCOMPARE(a.curve[i].validationAvgJct, b.curve[i].validationAvgJct);
+        }
+        QCOMPARE(a.studentSlots, b.studentSlots);
+    }
+
+    // Order-free labels ("multi": per-action binary cross-entropy on the set of tasks the
+    // teacher's allocation still needs) from Optimus restricted to dl2's window: the loss on
+    // teacher states falls and the greedy choice is a needed task far above chance.
+    void multiLabelsWindowTeacher()
+    {
+        SlOptions o;
+        o.scenario = "dl2-small";
+        o.teacher = "optimus-window-nocap";
+        o.teacherOrder = "share";
+        o.labels = "multi";
+        o.kind = PolicyKind::Dl2;
+        o.steps = 40;
+        o.seed = 5;
+        o.validateEvery = 20;
+        o.validationSeeds = {100};
+        const TrainResult r = SlTrainer(o).run();
+        QCOMPARE(r.curve.size(), size_t(2));
+        qInfo("multi labels: validation loss %.3f -> %.3f, agreement %.3f (chance %.3f), val JCT %.2f (teacher %.2f)",
+              r.curve.front().validationLoss, r.curve.back().validationLoss, r.agreement,
+              r.chanceAgreement, r.bestValidationAvgJct, r.teacherValidationAvgJct);
+        QVERIFY(r.curve.back().validationLoss < r.curve.front().validationLoss);
+        QVERIFY(r.agreement > 0.5);
+        QVERIFY(r.agreement > 2 * r.chanceAgreement);
     }
 };
 

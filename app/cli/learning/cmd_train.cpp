@@ -88,6 +88,9 @@ void printResult(const TrainResult &r)
     if (r.teacherValidationAvgJct > 0)
         std::printf("teacher validation avg JCT %.3f slots; agreement %.3f (chance %.3f); within 5%% of teacher after %.1f s\n",
                     r.teacherValidationAvgJct, r.agreement, r.chanceAgreement, r.secondsToTeacher5);
+    if (r.studentSlots > 0)
+        std::printf("training slots: %lld acted on by the teacher, %lld by the student (DAgger)\n",
+                    r.teacherSlots, r.studentSlots);
     if (!r.checkpoint.empty())
         std::printf("checkpoint %s (curves: %s.curves.csv/.json)\n", r.checkpoint.c_str(), r.checkpoint.c_str());
 }
@@ -109,8 +112,16 @@ int runSl(const QStringList &args)
     QCommandLineParser p;
     p.setApplicationDescription(opt("Supervised warm-up: imitate a teacher scheduler (spec section 6)."));
     addCommonTrainOptions(p);
-    p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf or optimus (default drf)."), opt("NAME"), opt("drf")});
+    p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf, optimus or optimus-window-D (dl2: Optimus within dl2's window, see windowteacher.h) (default drf)."), opt("NAME"), opt("drf")});
     p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining."), opt("ORDER"), opt("auto")});
+    p.addOption({opt("labels"), opt("SL targets: sequence (the teacher's next task, default), set (uniform over every task its allocation still needs), multi (the same set, per-action binary cross-entropy) or wfirst (multi, a job's workers before its PSs)."), opt("KIND"), opt("sequence")});
+    p.addOption({opt("init"), opt("Start from this checkpoint's weights (e.g. a previous SL run)."), opt("CKPT")});
+    p.addOption({opt("dagger"), opt("Slot-level DAgger: after a pure-teacher phase the student acts on a fraction 1-beta of the training slots; the teacher labels every slot.")});
+    p.addOption({opt("dagger-start"), opt("Pure-teacher updates before DAgger (default steps/5, 0 with --init)."), opt("N")});
+    p.addOption({opt("dagger-decay"), opt("beta = DECAY^((step - start)/100) (default 0.5)."), opt("X")});
+    p.addOption({opt("dagger-beta-min"), opt("Floor of beta (default 0)."), opt("X")});
+    p.addOption({opt("dagger-tasks"), opt("Experimental (made dl2 worse, see core/learning/README.md): with --dagger and --labels set|multi, also label every decision of the student's slots.")});
+    p.addOption({opt("dagger-refresh"), opt("Refresh the acting student's weights every N updates (default 10)."), opt("N")});
     int code = 0;
     if (!parseOrExit(p, args, code))
         return code;
@@ -120,10 +131,32 @@ int runSl(const QStringList &args)
         scenarioByName(o.scenario);
         o.kind = policyKindFromString(p.value(opt("policy")).toStdString());
         o.teacher = p.value(opt("teacher")).toStdString();
-        if (o.teacher != "drf" && o.teacher != "fifo" && o.teacher != "srtf" && o.teacher != "optimus")
-            throw Error("--teacher: expected drf, fifo, srtf or optimus, got '" + o.teacher + "'");
+        if (o.teacher != "drf" && o.teacher != "fifo" && o.teacher != "srtf" && o.teacher != "optimus" &&
+            o.teacher.rfind("optimus-window-", 0) != 0)
+            throw Error("--teacher: expected drf, fifo, srtf, optimus or optimus-window-D (D = 0, 25, 50, 75, 100), got '" + o.teacher + "'");
         o.teacherOrder = p.value(opt("teacher-order")).toStdString();
+        o.labels = p.value(opt("labels")).toStdString();
+        if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")
+            throw Error("--labels: expected sequence, set, multi or wfirst, got '" + o.labels + "'");
+        o.init = p.value(opt("init")).toStdString();
         o.spec = specFromOptions(p, o.kind, o.scenario);
+        if (!o.init.empty()) {
+            if (o.spec)
+                throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise)");
+            o.kind = readCheckpoint(o.init).spec.kind;
+        }
+        o.dagger = p.isSet(opt("dagger"));
+        o.daggerTasks = p.isSet(opt("dagger-tasks"));
+        if (o.daggerTasks && (!o.dagger || (o.labels != "set" && o.labels != "multi")))
+            throw Error("--dagger-tasks needs --dagger and --labels set or multi");
+        if (p.isSet(opt("dagger-start")))
+            o.daggerStart = parsePositiveInt(p, opt("dagger-start"), 0, 100000000);
+        if (p.isSet(opt("dagger-decay")))
+            o.daggerDecay = parseDouble(p, opt("dagger-decay"), 0.0, 1.0);
+        if (p.isSet(opt("dagger-beta-min")))
+            o.daggerBetaMin = parseDouble(p, opt("dagger-beta-min"), 0.0, 1.0);
+        if (p.isSet(opt("dagger-refresh")))
+            o.daggerRefresh = parsePositiveInt(p, opt("dagger-refresh"), 1, 100000000);
         if (p.isSet(opt("steps")))
             o.steps = parsePositiveInt(p, opt("steps"), 1, 100000000);
         o.seed = std::uint64_t(parsePositiveInt(p, opt("seed"), 0, 2000000000));

@@ -1,0 +1,80 @@
+#include "windowteacher.h"
+
+#include "scenario.h"
+
+#include <algorithm>
+
+namespace dl2 {
+
+WindowTeacher::WindowTeacher(int window, double slack, std::string name)
+    : m_window(window), m_slack(slack), m_name(std::move(name)), m_optimus(makeScheduler("optimus"))
+{
+}
+
+void WindowTeacher::schedule(SlotContext &ctx)
+{
+    // Optimus's allocation, on a copy of the slot.
+    Cluster cluster = ctx.cluster();
+    std::vector<JobState> jobs = ctx.jobs();
+    SlotContext copy(ctx.slot(), cluster, jobs, ctx.activeJobs(), ctx.profiles(), ctx.options());
+    m_optimus->schedule(copy);
+
+    const int maxW = ctx.maxWorkers(), maxP = ctx.maxPs();
+    std::vector<int> wantW(ctx.jobs().size(), 0), wantP(ctx.jobs().size(), 0);
+    int inWindow = 0;
+    for (int i : ctx.activeJobs()) {
+        int w = std::max(1, jobs[size_t(i)].workers), p = std::max(1, jobs[size_t(i)].ps);
+        if (inWindow >= m_window) {
+            w = p = 1;
+        } else {
+            const double left = ctx.job(i).remainingEpochs();
+            const double atOptimus = std::min(left, ctx.epochsPerSlot(i, p, w));
+            const double atCaps = std::min(left, ctx.epochsPerSlot(i, maxP, maxW));
+            if (atCaps > 0.0 && atCaps >= (1.0 - m_slack) * atOptimus) {
+                w = maxW;
+                p = maxP;
+            } else {
+                ++inWindow;
+            }
+        }
+        wantW[size_t(i)] = w;
+        wantP[size_t(i)] = p;
+    }
+    // One bundle each (as dl2 starts the slot), then each job's remaining tasks in turn.
+    for (int i : ctx.activeJobs())
+        if (ctx.add(i, TaskKind::Bundle) != AddResult::Ok)
+            return;
+    for (int i : ctx.activeJobs()) {
+        while (ctx.job(i).workers < wantW[size_t(i)] && ctx.job(i).ps < wantP[size_t(i)])
+            if (ctx.add(i, TaskKind::Bundle) != AddResult::Ok)
+                return;
+        while (ctx.job(i).workers < wantW[size_t(i)])
+            if (ctx.add(i, TaskKind::Worker) != AddResult::Ok)
+                return;
+        while (ctx.job(i).ps < wantP[size_t(i)])
+            if (ctx.add(i, TaskKind::Ps) != AddResult::Ok)
+                return;
+    }
+}
+
+void registerWindowTeachers()
+{
+    if (isScheduler("optimus-window-50"))
+        return;
+    registerBaselines();
+    for (int d : {-1, 0, 25, 50, 75, 100}) {
+        // -1: "optimus-window-nocap", never caps (Optimus restricted to the window).
+        const std::string name = d < 0 ? std::string("optimus-window-nocap") : "optimus-window-" + std::to_string(d);
+        registerScheduler({name,
+                           "SL teacher for dl2: Optimus's allocation within dl2's window, jobs "
+                           "capped when cheap (see windowteacher.h)",
+                           [name, d](const SchedulerConfig &config) -> std::unique_ptr<Scheduler> {
+                               int window = 40;
+                               if (!config.scenario.empty())
+                                   window = scenarioByName(config.scenario).window;
+                               return std::make_unique<WindowTeacher>(window, d < 0 ? -1e9 : d / 100.0, name);
+                           }});
+    }
+}
+
+} // namespace dl2

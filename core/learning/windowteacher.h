@@ -1,0 +1,39 @@
+#pragma once
+// A teacher for the faithful dl2 policy that respects its action space (SL only).
+// dl2 sees only a window of the first J unfinished jobs by arrival, leaving out jobs at both
+// caps; every other job keeps the one bundle the slot starts with. Imitating Optimus copies
+// its allocation for the window jobs only, and the jobs behind the window starve. This
+// teacher ("optimus-window-D") takes Optimus's allocation (true speed, as in the reference)
+// and walks the jobs in arrival order: a window job whose speed at both caps is at least
+// (1 - D/100) of its speed at Optimus's allocation (counting only the epochs it has left) is
+// given both caps, which takes it out of the window and lets the next job in; otherwise it
+// gets Optimus's allocation and keeps its window position. Jobs behind the window get one
+// bundle. Registered as optimus-window-0/-25/-50/-75/-100, and optimus-window-nocap (never
+// caps: exactly Optimus restricted to what dl2 can express), by registerWindowTeachers(),
+// which SlTrainer calls.
+
+#include "scheduler.h"
+
+#include <memory>
+
+namespace dl2 {
+
+class WindowTeacher final : public Scheduler
+{
+public:
+    WindowTeacher(int window, double slack, std::string name);
+    std::string name() const override { return m_name; }
+    void reset() override { m_optimus->reset(); }
+    void schedule(SlotContext &context) override;
+
+private:
+    int m_window;
+    double m_slack;
+    std::string m_name;
+    std::unique_ptr<Scheduler> m_optimus;
+};
+
+// Registers the teachers above (window from the scenario; 40 if unknown). Idempotent.
+void registerWindowTeachers();
+
+} // namespace dl2
