@@ -30,6 +30,14 @@ set(_dl2_deb_depends
 if(DL2_BUILD_LEARNING)
   list(APPEND _dl2_deb_depends "libtorch1.13")
 endif()
+if(DL2_BUILD_CONNECTORS)
+  # dl2-agent and the dl2 operate/audit commands: gRPC and Qt SQL.
+  list(APPEND _dl2_deb_depends "libgrpc++1.51" "libqt6sql6 (>= 6.4)")
+endif()
+# dpkg-shlibdeps adds every shared library the binaries actually link, so a dependency we
+# forgot to list above still ends up in the package; the list keeps the plugins (platform,
+# SQLite driver) that no binary links directly.
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 list(JOIN _dl2_deb_depends ", " CPACK_DEBIAN_PACKAGE_DEPENDS)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "libqt6svg6") # SVG icon engine plugin
 include(CPack)
