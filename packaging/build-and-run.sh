@@ -14,5 +14,6 @@ if [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ]; then
   exec "$bin/console/dl2-console" "$@"
 fi
 echo "No display found: rendering the console at slot 30 to $here/console.png (offscreen)."
-QT_QPA_PLATFORM=offscreen "$bin/console/dl2-console" --slot 30 --screenshot "$here/console.png" --size 1600x1000
+export XDG_RUNTIME_DIR="${XDG_RUNTIME_DIR:-$(mktemp -d)}"
+QT_QPA_PLATFORM=offscreen QT_LOGGING_RULES="qt.qpa.*=false" "$bin/console/dl2-console" --slot 30 --screenshot "$here/console.png" --size 1600x1000
 exec "$bin/cli/dl2" compare --scenario dl2-reference
