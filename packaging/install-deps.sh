@@ -11,6 +11,7 @@ packages=(
   libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc
   xvfb xauth
+  openssl           # test certificates for the agent's TLS fault test
 )
 
 SUDO=""
