@@ -30,9 +30,12 @@ JobSpeedPlot::JobSpeedPlot(QWidget *parent)
     m_plot->xAxis->setTicker(QSharedPointer<SlotTicker>::create());
     m_allocRect->axis(QCPAxis::atBottom)->setTicker(QSharedPointer<SlotTicker>::create());
     m_allocRect->axis(QCPAxis::atBottom)->setLabel(tr("slot"));
-    m_allocRect->axis(QCPAxis::atLeft)->setTicker(QSharedPointer<SlotTicker>::create());
+    // Allocations are 0..16 tasks: a few whole-number ticks stay readable in the short rect.
+    auto allocTicks = QSharedPointer<SlotTicker>::create();
+    allocTicks->setTickCount(3);
+    m_allocRect->axis(QCPAxis::atLeft)->setTicker(allocTicks);
     m_plot->yAxis->setLabel(tr("epochs / slot"));
-    m_allocRect->axis(QCPAxis::atLeft)->setLabel(tr("workers, PSs ┄"));
+    m_allocRect->axis(QCPAxis::atLeft)->setLabel(tr("tasks (PS ┄)"));
     connect(m_plot->xAxis, qOverload<const QCPRange &>(&QCPAxis::rangeChanged),
             m_allocRect->axis(QCPAxis::atBottom), qOverload<const QCPRange &>(&QCPAxis::setRange));
     m_plot->styleAxes(m_allocRect);
