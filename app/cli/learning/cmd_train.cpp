@@ -107,6 +107,38 @@ TrainProgress progressTo(ProgressBar &bar)
     };
 }
 
+// The options `train sl` and `train rl` share (SlOptions and RlOptions name them alike).
+template <typename Options>
+void readCommonOptions(const QCommandLineParser &p, Options &o)
+{
+    o.validationSeeds = seedsOption(p, "val-seeds");
+    o.trainSeedBase = std::uint64_t(parsePositiveInt(p, opt("train-seed-base"), 0, 2000000000));
+    if (p.isSet(opt("validate-every")))
+        o.validateEvery = parsePositiveInt(p, opt("validate-every"), 1, 100000000);
+    o.threads = parsePositiveInt(p, opt("threads"), 1, 256);
+    if (p.isSet(opt("lr")))
+        o.learningRate = parseDouble(p, opt("lr"), 1e-9, 1.0);
+    o.batchSize = parsePositiveInt(p, opt("batch"), 1, 65536);
+    o.bufferSize = parsePositiveInt(p, opt("buffer"), 1, 10000000);
+    o.saveOptimizer = !p.isSet(opt("weights-only"));
+    if (!p.isSet(opt("o")))
+        throw Error("-o CKPT is required");
+    o.output = p.value(opt("o")).toStdString();
+}
+
+// Runs a trainer with a progress bar; Ctrl-C stops it cleanly (last good checkpoint kept).
+template <typename Trainer, typename Options>
+int train(const char *label, const Options &o)
+{
+    setTorchThreads(1);
+    std::signal(SIGINT, onSigint);
+    ProgressBar bar(label, o.steps, "steps");
+    const TrainResult r = Trainer(o).run(progressTo(bar), &g_stop);
+    bar.finish();
+    printResult(r);
+    return 0;
+}
+
 int runSl(const QStringList &args)
 {
     QCommandLineParser p;
@@ -160,26 +192,8 @@ int runSl(const QStringList &args)
         if (p.isSet(opt("steps")))
             o.steps = parsePositiveInt(p, opt("steps"), 1, 100000000);
         o.seed = std::uint64_t(parsePositiveInt(p, opt("seed"), 0, 2000000000));
-        o.validationSeeds = seedsOption(p, "val-seeds");
-        o.trainSeedBase = std::uint64_t(parsePositiveInt(p, opt("train-seed-base"), 0, 2000000000));
-        if (p.isSet(opt("validate-every")))
-            o.validateEvery = parsePositiveInt(p, opt("validate-every"), 1, 100000000);
-        o.threads = parsePositiveInt(p, opt("threads"), 1, 256);
-        if (p.isSet(opt("lr")))
-            o.learningRate = parseDouble(p, opt("lr"), 1e-9, 1.0);
-        o.batchSize = parsePositiveInt(p, opt("batch"), 1, 65536);
-        o.bufferSize = parsePositiveInt(p, opt("buffer"), 1, 10000000);
-        o.saveOptimizer = !p.isSet(opt("weights-only"));
-        if (!p.isSet(opt("o")))
-            throw Error("-o CKPT is required");
-        o.output = p.value(opt("o")).toStdString();
-        setTorchThreads(1);
-        std::signal(SIGINT, onSigint);
-        ProgressBar bar("train sl", o.steps, "steps");
-        const TrainResult r = SlTrainer(o).run(progressTo(bar), &g_stop);
-        bar.finish();
-        printResult(r);
-        return 0;
+        readCommonOptions(p, o);
+        return train<SlTrainer>("train sl", o);
     });
 }
 
@@ -235,26 +249,8 @@ int runRl(const QStringList &args)
                 throw Error("--reward: expected progress or unfinished, got '" + r.toStdString() + "'");
             o.unfinishedJobsReward = r == opt("unfinished");
         }
-        o.validationSeeds = seedsOption(p, "val-seeds");
-        o.trainSeedBase = std::uint64_t(parsePositiveInt(p, opt("train-seed-base"), 0, 2000000000));
-        if (p.isSet(opt("validate-every")))
-            o.validateEvery = parsePositiveInt(p, opt("validate-every"), 1, 100000000);
-        o.threads = parsePositiveInt(p, opt("threads"), 1, 256);
-        if (p.isSet(opt("lr")))
-            o.learningRate = parseDouble(p, opt("lr"), 1e-9, 1.0);
-        o.batchSize = parsePositiveInt(p, opt("batch"), 1, 65536);
-        o.bufferSize = parsePositiveInt(p, opt("buffer"), 1, 10000000);
-        o.saveOptimizer = !p.isSet(opt("weights-only"));
-        if (!p.isSet(opt("o")))
-            throw Error("-o CKPT is required");
-        o.output = p.value(opt("o")).toStdString();
-        setTorchThreads(1);
-        std::signal(SIGINT, onSigint);
-        ProgressBar bar("train rl", o.steps, "steps");
-        const TrainResult r = RlTrainer(o).run(progressTo(bar), &g_stop);
-        bar.finish();
-        printResult(r);
-        return 0;
+        readCommonOptions(p, o);
+        return train<RlTrainer>("train rl", o);
     });
 }
 
