@@ -6,6 +6,7 @@
 #include "consolesession.h"
 #include "decisionqueuepanel.h"
 #include "liveoperations.h"
+#include "consolefixture.h"
 #include "mainwindow.h"
 #include "scheduler.h"
 #include "sessionstatusbar.h"
@@ -68,16 +69,9 @@ void TestConsoleAgent::initTestCase()
     m_address = QStringLiteral("127.0.0.1:%1").arg(m.captured(1));
 
     m_settings = std::make_unique<Settings>(m_dir.filePath(QStringLiteral("s.ini")));
-    m_window = std::make_unique<MainWindow>(m_settings.get(), false);
-    m_window->setInteractiveErrors(false);
-    m_window->resize(1400, 900);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    SessionSetup setup;
-    setup.scenario = QStringLiteral("dl2-small");
-    setup.policy = QStringLiteral("drf");
-    m_window->load(setup);
-    QVERIFY(m_window->session()->waitForSlot(0));
+    dl2console::test::openConsole(m_window, m_settings.get(), QSize(1400, 900));
+    if (QTest::currentTestFailed())
+        return;
 }
 
 void TestConsoleAgent::cleanupTestCase()

@@ -11,6 +11,7 @@
 #include "decisionqueuemodel.h"
 #include "decisionqueuepanel.h"
 #include "liveoperations.h"
+#include "consolefixture.h"
 #include "mainwindow.h"
 #include "overridedialog.h"
 #include "scheduler.h"
@@ -81,16 +82,9 @@ void TestDecisionQueue::initTestCase()
     dl2::registerBaselines();
     qRegisterMetaType<dl2console::LiveSlotPacket>();
     m_settings = std::make_unique<Settings>(m_dir.filePath(QStringLiteral("s.ini")));
-    m_window = std::make_unique<MainWindow>(m_settings.get(), false);
-    m_window->setInteractiveErrors(false);
-    m_window->resize(1500, 950);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    SessionSetup setup;
-    setup.scenario = QStringLiteral("dl2-small");
-    setup.policy = QStringLiteral("drf");
-    m_window->load(setup);
-    QVERIFY(m_window->session()->waitForSlot(0));
+    dl2console::test::openConsole(m_window, m_settings.get(), QSize(1500, 950));
+    if (QTest::currentTestFailed())
+        return;
     m_audit = m_dir.filePath(QStringLiteral("audit.sqlite"));
 }
 

@@ -8,6 +8,7 @@
 #include "jobspeedplot.h"
 #include "jobtablemodel.h"
 #include "jobtablepanel.h"
+#include "consolefixture.h"
 #include "mainwindow.h"
 #include "scenario.h"
 #include "scheduler.h"
@@ -60,16 +61,9 @@ void TestMainWindow::initTestCase()
 {
     dl2::registerBaselines();
     m_settings = std::make_unique<Settings>(m_dir.filePath(QStringLiteral("s.ini")));
-    m_window = std::make_unique<MainWindow>(m_settings.get(), false);
-    m_window->setInteractiveErrors(false);
-    m_window->resize(1400, 900);
-    m_window->show();
-    QVERIFY(QTest::qWaitForWindowExposed(m_window.get()));
-    SessionSetup setup;
-    setup.scenario = QStringLiteral("dl2-small");
-    setup.policy = QStringLiteral("drf");
-    m_window->load(setup);
-    QVERIFY(m_window->session()->waitForSlot(0));
+    dl2console::test::openConsole(m_window, m_settings.get(), QSize(1400, 900));
+    if (QTest::currentTestFailed())
+        return;
 }
 
 void TestMainWindow::cleanupTestCase()
