@@ -8,16 +8,16 @@
 #include <QJsonDocument>
 #include <QTcpServer>
 #include <QTcpSocket>
+#include "fakehttp.h"
+
 #include <QTest>
 
 using namespace dl2;
 
 namespace {
 
-struct Request
-{
-    QByteArray method, path, contentType, body;
-};
+using dl2::test::Request;
+using dl2::test::takeRequest;
 
 class FakeApiServer : public QObject
 {
@@ -70,32 +70,9 @@ private:
     {
         QByteArray &buf = m_buffers[s];
         buf += s->readAll();
-        for (;;) {
-            const int end = buf.indexOf("\r\n\r\n");
-            if (end < 0)
-                return;
-            const QList<QByteArray> lines = buf.left(end).split('\n');
-            Request r;
-            const QList<QByteArray> first = lines.front().trimmed().split(' ');
-            r.method = first.value(0);
-            r.path = first.value(1);
-            QByteArray auth;
-            int length = 0;
-            for (const auto &l : lines.mid(1)) {
-                const int colon = l.indexOf(':');
-                const QByteArray key = l.left(colon).trimmed().toLower(),
-                                 value = l.mid(colon + 1).trimmed();
-                if (key == "content-length")
-                    length = value.toInt();
-                else if (key == "authorization")
-                    auth = value;
-                else if (key == "content-type")
-                    r.contentType = value;
-            }
-            if (buf.size() < end + 4 + length)
-                return;
-            r.body = buf.mid(end + 4, length);
-            buf.remove(0, end + 4 + length);
+        while (const auto next = takeRequest(buf)) {
+            const Request &r = *next;
+            const QByteArray &auth = r.authorization;
             requests.push_back(r);
             if (auth != "Bearer good")
                 reply(s, 401, status(401, QStringLiteral("Unauthorized")));
@@ -103,23 +80,10 @@ private:
                 route(s, r);
         }
     }
-    static QJsonObject status(int code, const QString &message)
-    {
-        return {{QStringLiteral("kind"), QStringLiteral("Status")},
-                {QStringLiteral("code"), code},
-                {QStringLiteral("message"), message}};
-    }
+    static QJsonObject status(int code, const QString &message) { return dl2::test::apiStatus(code, message); }
     void reply(QTcpSocket *s, int code, const QJsonObject &body)
     {
-        const QByteArray payload = QJsonDocument(body).toJson(QJsonDocument::Compact);
-        const char *reason = code == 200   ? "OK"
-                             : code == 401 ? "Unauthorized"
-                             : code == 404 ? "Not Found"
-                             : code == 409 ? "Conflict"
-                                           : "Unprocessable Entity";
-        s->write("HTTP/1.1 " + QByteArray::number(code) + ' ' + reason +
-                 "\r\nContent-Type: application/json\r\nContent-Length: " +
-                 QByteArray::number(payload.size()) + "\r\n\r\n" + payload);
+        s->write(dl2::test::httpResponse(code, body));
     }
     QString bump(QJsonObject &object)
     {

@@ -12,6 +12,8 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
+#include "fakehttp.h"
+
 #include <QTest>
 #include <QThread>
 
@@ -19,10 +21,8 @@ using namespace dl2;
 
 namespace {
 
-struct Request
-{
-    QByteArray method, path, contentType, body;
-};
+using dl2::test::Request;
+using dl2::test::takeRequest;
 
 QJsonObject json(const char *text)
 {
@@ -181,32 +181,9 @@ private:
     {
         QByteArray &buf = m_buffers[s];
         buf += s->readAll();
-        for (;;) {
-            const int end = buf.indexOf("\r\n\r\n");
-            if (end < 0)
-                return;
-            const QList<QByteArray> lines = buf.left(end).split('\n');
-            Request r;
-            const QList<QByteArray> first = lines.front().trimmed().split(' ');
-            r.method = first.value(0);
-            r.path = first.value(1);
-            QByteArray auth;
-            int length = 0;
-            for (const auto &l : lines.mid(1)) {
-                const int colon = l.indexOf(':');
-                const QByteArray key = l.left(colon).trimmed().toLower(),
-                                 value = l.mid(colon + 1).trimmed();
-                if (key == "content-length")
-                    length = value.toInt();
-                else if (key == "authorization")
-                    auth = value;
-                else if (key == "content-type")
-                    r.contentType = value;
-            }
-            if (buf.size() < end + 4 + length)
-                return;
-            r.body = buf.mid(end + 4, length);
-            buf.remove(0, end + 4 + length);
+        while (const auto next = takeRequest(buf)) {
+            const Request &r = *next;
+            const QByteArray &auth = r.authorization;
             QMutexLocker lock(&m_lock);
             requests.push_back(r);
             if (auth != "Bearer good")
@@ -215,18 +192,10 @@ private:
                 route(s, r);
         }
     }
-    static QJsonObject status(int code, const QString &message)
-    {
-        return {{QStringLiteral("kind"), QStringLiteral("Status")},
-                {QStringLiteral("code"), code},
-                {QStringLiteral("message"), message}};
-    }
+    static QJsonObject status(int code, const QString &message) { return dl2::test::apiStatus(code, message); }
     static void reply(QTcpSocket *s, int code, const QJsonObject &body)
     {
-        const QByteArray payload = QJsonDocument(body).toJson(QJsonDocument::Compact);
-        s->write("HTTP/1.1 " + QByteArray::number(code) + " X\r\nContent-Type: application/json" +
-                 "\r\nContent-Length: " + QByteArray::number(payload.size()) + "\r\n\r\n" +
-                 payload);
+        s->write(dl2::test::httpResponse(code, body));
     }
     static QJsonObject items(const QJsonArray &a)
     {
