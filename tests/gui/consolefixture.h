@@ -7,7 +7,6 @@
 #include "settings.h"
 
 #include <QTest>
-
 #include <memory>
 
 namespace dl2console::test {
