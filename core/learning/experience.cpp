@@ -18,6 +18,19 @@ Sample Sample::fromState(const EncodedState &s, int action)
     return x;
 }
 
+void Sample::toState(const PolicySpec &spec, EncodedState &s) const
+{
+    s.rows = rows;
+    s.jobDim = spec.jobDim();
+    s.globalDim = spec.globalDim();
+    s.jobs = jobs;
+    s.global = global;
+    s.mask = mask;
+    s.jobIndex.resize(size_t(rows));
+    for (int r = 0; r < rows; ++r)
+        s.jobIndex[size_t(r)] = r;
+}
+
 Sample shuffledWindow(const Sample &in, Rng &rng)
 {
     Sample out = in;

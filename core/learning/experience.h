@@ -25,6 +25,8 @@ struct Sample
     std::vector<float> target;
 
     static Sample fromState(const EncodedState &state, int action);
+    // The inverse of fromState (rows keep their order); reuses `out`'s buffers.
+    void toState(const PolicySpec &spec, EncodedState &out) const;
 };
 
 // Permutes the rows of a dl2 (flat window) sample: the SL "window shuffling" augmentation.

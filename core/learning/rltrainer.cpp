@@ -29,21 +29,6 @@ bool has(const std::vector<std::string> &v, const char *name)
     return std::find(v.begin(), v.end(), name) != v.end();
 }
 
-EncodedState stateOf(const Sample &x, const PolicySpec &spec)
-{
-    EncodedState s;
-    s.rows = x.rows;
-    s.jobDim = spec.jobDim();
-    s.globalDim = spec.globalDim();
-    s.jobs = x.jobs;
-    s.global = x.global;
-    s.mask = x.mask;
-    s.jobIndex.resize(size_t(x.rows));
-    for (int r = 0; r < x.rows; ++r)
-        s.jobIndex[size_t(r)] = r;
-    return s;
-}
-
 // One training environment: a simulator on a training trace and an acting policy.
 struct Env
 {
@@ -147,7 +132,9 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             float v = 0.0f;
             if (discount > 0.0) {
                 e.critic->resetCache();
-                v = e.critic->value(stateOf(e.current.front(), spec));
+                EncodedState first;
+                e.current.front().toState(spec, first);
+                v = e.critic->value(first);
             }
             for (auto &x : e.pending) {
                 x.ret += float(discount) * v;

@@ -52,15 +52,7 @@ double agreement(const PolicySpec &spec, std::shared_ptr<const ParameterSet> par
     std::vector<float> probs;
     EncodedState s;
     for (const Sample &x : samples) {
-        s.rows = x.rows;
-        s.jobDim = spec.jobDim();
-        s.globalDim = spec.globalDim();
-        s.jobs = x.jobs;
-        s.global = x.global;
-        s.mask = x.mask;
-        s.jobIndex.resize(size_t(x.rows));
-        for (int r = 0; r < x.rows; ++r)
-            s.jobIndex[size_t(r)] = r;
+        x.toState(spec, s);
         net.resetCache();
         net.probabilities(s, probs);
         int best = 0;
