@@ -84,12 +84,7 @@ int run(const QCommandLineParser &parser)
         k.pollMs = static_cast<int>(positive(parser, QStringLiteral("poll-seconds")) * 1000.0);
         dl2::KubernetesConnector kube(k);
         kube.refresh(); // fail early on wrong credentials or an unreachable API server
-        dl2::AgentBackend info{&kube, "kubernetes", [&kube] { return kube.describe(); },
-                               [&kube] { return kube.nextSlot(); },
-                               [&kube](std::int64_t after, std::chrono::milliseconds timeout) {
-                                   return kube.waitForEvents(after, timeout);
-                               }};
-        dl2::AgentServer server(info, options);
+        dl2::AgentServer server(kube, options);
         server.start();
         const std::string host = options.listen.substr(0, options.listen.rfind(':'));
         const auto state = kube.clusterState();

@@ -34,8 +34,8 @@ constexpr int kMaxDecisionsPerApply = 100'000;
 class AgentServer::Service final : public pb::ClusterAgent::Service
 {
 public:
-    Service(const AgentBackend &backend, const AgentServerOptions &options)
-        : m_backend(*backend.connector), m_info(backend), m_options(options),
+    Service(ServedConnector &backend, const AgentServerOptions &options)
+        : m_backend(backend), m_options(options),
           m_profiles(ProfileSet::reference())
     {
     }
@@ -47,9 +47,9 @@ public:
         if (auto s = authorize(ctx); !s.ok())
             return s;
         try {
-            out->set_backend(m_info.name);
-            out->set_scenario(m_info.scenario());
-            out->set_next_slot(m_info.nextSlot());
+            out->set_backend(m_backend.backendName());
+            out->set_scenario(m_backend.scenarioName());
+            out->set_next_slot(m_backend.nextSlot());
         } catch (const std::exception &e) {
             return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
         }
@@ -82,7 +82,7 @@ public:
             std::vector<ClusterEvent> events;
             try {
                 events = request->follow()
-                             ? m_info.waitForEvents(after, std::chrono::milliseconds(200))
+                             ? m_backend.waitForEvents(after, std::chrono::milliseconds(200))
                              : m_backend.events(after);
             } catch (const std::exception &e) {
                 return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
@@ -184,8 +184,7 @@ private:
         return grpc::Status::OK;
     }
 
-    ClusterConnector &m_backend;
-    AgentBackend m_info;
+    ServedConnector &m_backend;
     const AgentServerOptions &m_options;
     ProfileSet m_profiles;
     std::atomic<int> m_slowLeft{0};
@@ -199,22 +198,9 @@ struct AgentServer::Impl
     std::unique_ptr<grpc::Server> server;
 };
 
-AgentServer::AgentServer(SimulatedConnector &backend, AgentServerOptions options)
-    : AgentServer(AgentBackend{&backend, "sim", [&backend] { return backend.scenario(); },
-                               [&backend] { return backend.nextSlot(); },
-                               [&backend](std::int64_t after, std::chrono::milliseconds timeout) {
-                                   return backend.waitForEvents(after, timeout);
-                               }},
-                  std::move(options))
+AgentServer::AgentServer(ServedConnector &backend, AgentServerOptions options)
+    : m_backend(backend), m_options(std::move(options)), m_impl(std::make_unique<Impl>())
 {
-}
-
-AgentServer::AgentServer(AgentBackend backend, AgentServerOptions options)
-    : m_backend(std::move(backend)), m_options(std::move(options)), m_impl(std::make_unique<Impl>())
-{
-    if (!m_backend.connector || !m_backend.scenario || !m_backend.nextSlot ||
-        !m_backend.waitForEvents)
-        throw Error("the agent needs a complete backend");
     if (m_options.token.empty())
         throw Error("the agent needs a token (--token-file)");
     if (m_options.tlsCertFile.empty() != m_options.tlsKeyFile.empty())

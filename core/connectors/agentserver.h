@@ -1,6 +1,6 @@
 #pragma once
 // The server side of dl2.agent.v1: a gRPC ClusterAgent service in front of a cluster backend
-// (the SimulatedConnector, or any ClusterConnector described by an AgentBackend). Checks
+// (any ServedConnector: the simulated cluster or Kubernetes). Checks
 // "authorization: Bearer <token>" on every call (constant time), serves snapshots, streams events,
 // applies decisions idempotently (the backend writes its state before the acknowledgment leaves)
 // and advances slots on request.
@@ -27,22 +27,10 @@ struct AgentServerOptions
     std::chrono::milliseconds applyDelay{0};
 };
 
-// What the service needs from a backend beyond ClusterConnector: its name and scenario for
-// Health, the next slot, and a blocking wait for events (followed WatchEvents streams).
-struct AgentBackend
-{
-    ClusterConnector *connector = nullptr;
-    std::string name; // "sim", "kubernetes"
-    std::function<std::string()> scenario;
-    std::function<int()> nextSlot;
-    std::function<std::vector<ClusterEvent>(std::int64_t, std::chrono::milliseconds)> waitForEvents;
-};
-
 class AgentServer
 {
 public:
-    AgentServer(SimulatedConnector &backend, AgentServerOptions options);
-    AgentServer(AgentBackend backend, AgentServerOptions options);
+    AgentServer(ServedConnector &backend, AgentServerOptions options);
     ~AgentServer();
 
     // Binds and starts serving; throws dl2::Error when the address cannot be bound.
@@ -53,7 +41,7 @@ public:
 
 private:
     class Service;
-    AgentBackend m_backend;
+    ServedConnector &m_backend;
     AgentServerOptions m_options;
     std::unique_ptr<Service> m_service;
     struct Impl;

@@ -8,6 +8,7 @@
 #include "jobstate.h"
 #include "resizedecision.h"
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -88,6 +89,19 @@ public:
     // Idempotent: returns false without stepping when that slot already ran.
     virtual bool advanceSlot(int expectedSlot) = 0;
     virtual std::vector<AppliedRecord> appliedRecord() = 0;
+};
+
+// A backend dl2-agent can serve: beyond ClusterConnector it names itself and its scenario for
+// Health, tells the next slot, and can block until events exist (followed WatchEvents).
+class ServedConnector : public ClusterConnector
+{
+public:
+    virtual std::string backendName() const = 0; // "sim", "kubernetes"
+    virtual std::string scenarioName() const = 0;
+    virtual int nextSlot() const = 0;
+    // Blocks until an event after `afterSeq` exists or the timeout passes.
+    virtual std::vector<ClusterEvent> waitForEvents(std::int64_t afterSeq,
+                                                    std::chrono::milliseconds timeout) = 0;
 };
 
 } // namespace dl2

@@ -71,7 +71,7 @@ struct KubernetesClusterState
     std::vector<std::string> unmanaged;      // "Kind ns/name: reason"
 };
 
-class KubernetesConnector : public ClusterConnector
+class KubernetesConnector : public ServedConnector
 {
 public:
     explicit KubernetesConnector(KubernetesConnectorOptions options);
@@ -84,9 +84,11 @@ public:
     bool advanceSlot(int expectedSlot) override;
     std::vector<AppliedRecord> appliedRecord() override;
 
+    std::string backendName() const override { return "kubernetes"; }
+    std::string scenarioName() const override { return describe(); }
     std::vector<ClusterEvent> waitForEvents(std::int64_t afterSeq,
-                                            std::chrono::milliseconds timeout);
-    int nextSlot() const;
+                                            std::chrono::milliseconds timeout) override;
+    int nextSlot() const override;
     // Reads the cluster now (events from the difference to the last read).
     void refresh();
     KubernetesClusterState clusterState() const; // as of the last read

@@ -29,7 +29,7 @@ class QFile;
 
 namespace dl2 {
 
-class SimulatedConnector : public ClusterConnector
+class SimulatedConnector : public ServedConnector
 {
 public:
     // Loads DIR/agent-state.json when it exists (scenario and seed then come from it and must
@@ -45,13 +45,14 @@ public:
     bool advanceSlot(int expectedSlot) override;
     std::vector<AppliedRecord> appliedRecord() override;
 
-    // Blocks until an event after `afterSeq` exists or the timeout passes.
+    std::string backendName() const override { return "sim"; }
+    std::string scenarioName() const override { return m_scenarioName; }
+    int nextSlot() const override;
     std::vector<ClusterEvent> waitForEvents(std::int64_t afterSeq,
-                                            std::chrono::milliseconds timeout);
+                                            std::chrono::milliseconds timeout) override;
     // The simulator's full snapshot of the last simulated slot (the console's views).
     SlotSnapshot slotSnapshot() const;
     std::string scenario() const { return m_scenarioName; }
-    int nextSlot() const;
     bool restored() const { return m_restored; }
 
 private:
