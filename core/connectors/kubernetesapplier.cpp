@@ -194,6 +194,17 @@ Acknowledgment KubernetesApplier::failure(const ResizeDecision &d, const Reply &
     return a;
 }
 
+std::optional<Acknowledgment> KubernetesApplier::readJob(const ResizeDecision &d,
+                                                          const std::string &path,
+                                                          const std::string &what, QJsonObject &job)
+{
+    const Reply r = send("GET", path);
+    if (r.status != 200)
+        return failure(d, r, what);
+    job = parseObject(r.body);
+    return alreadyApplied(d, job);
+}
+
 std::optional<Acknowledgment> KubernetesApplier::alreadyApplied(const ResizeDecision &d,
                                                                 const QJsonObject &object) const
 {
@@ -220,12 +231,9 @@ Acknowledgment KubernetesApplier::applyPyTorch(const ResizeDecision &d, const Ku
     const std::string base =
         "/apis/kubeflow.org/v1/namespaces/" + ref.ns + "/pytorchjobs/" + ref.name;
     const std::string what = "PyTorchJob " + ref.ns + "/" + ref.name;
-    Reply r = send("GET", base);
-    if (r.status != 200)
-        return failure(d, r, what);
-    const QJsonObject job = parseObject(r.body);
-    if (auto dup = alreadyApplied(d, job))
-        return *dup;
+    QJsonObject job;
+    if (auto done = readJob(d, base, what, job))
+        return *done;
     const QJsonObject elastic = job.value(QStringLiteral("spec"))
                                     .toObject()
                                     .value(QStringLiteral("elasticPolicy"))
@@ -239,7 +247,7 @@ Acknowledgment KubernetesApplier::applyPyTorch(const ResizeDecision &d, const Ku
                 -1};
     bool scaled = false;
     for (int attempt = 0; attempt <= m_options.conflictRetries && !scaled; ++attempt) {
-        r = send("GET", base + "/scale");
+        Reply r = send("GET", base + "/scale");
         if (r.status != 200)
             return failure(d, r, what + " scale");
         const QJsonObject current = parseObject(r.body);
@@ -267,7 +275,7 @@ Acknowledgment KubernetesApplier::applyPyTorch(const ResizeDecision &d, const Ku
     const QJsonObject annotations{
         {QString::fromLatin1(kLastDecision), QString::fromStdString(d.id)},
         {QString::fromLatin1(kLastSlot), QString::number(d.slot)}};
-    r = send("PATCH", base, "application/merge-patch+json",
+    const Reply r = send("PATCH", base, "application/merge-patch+json",
              compact(QJsonObject{{QStringLiteral("metadata"),
                                   QJsonObject{{QStringLiteral("annotations"), annotations}}}}),
              true);
@@ -288,12 +296,9 @@ Acknowledgment KubernetesApplier::applyVolcano(const ResizeDecision &d, const Ku
         "/apis/batch.volcano.sh/v1alpha1/namespaces/" + ref.ns + "/jobs/" + ref.name;
     const std::string what = "Volcano job " + ref.ns + "/" + ref.name;
     for (int attempt = 0; attempt <= m_options.conflictRetries; ++attempt) {
-        Reply r = send("GET", base);
-        if (r.status != 200)
-            return failure(d, r, what);
-        const QJsonObject job = parseObject(r.body);
-        if (auto dup = alreadyApplied(d, job))
-            return *dup;
+        QJsonObject job;
+        if (auto done = readJob(d, base, what, job))
+            return *done;
         const QJsonObject spec = job.value(QStringLiteral("spec")).toObject();
         const QJsonArray tasks = spec.value(QStringLiteral("tasks")).toArray();
         int psIndex = -1, workerIndex = -1;
@@ -335,7 +340,7 @@ Acknowledgment KubernetesApplier::applyVolcano(const ResizeDecision &d, const Ku
         ops.append(QJsonObject{{QStringLiteral("op"), QStringLiteral("add")},
                                {QStringLiteral("path"), QStringLiteral("/metadata/annotations")},
                                {QStringLiteral("value"), annotations}});
-        r = send("PATCH", base, "application/json-patch+json", compact(ops), true);
+        const Reply r = send("PATCH", base, "application/json-patch+json", compact(ops), true);
         if (r.status == 200)
             return {d.id, Acknowledgment::Status::Applied,
                     m_options.dryRun ? "dry run: not sent" : "", d.slot};
@@ -352,12 +357,9 @@ Acknowledgment KubernetesApplier::applyTfJob(const ResizeDecision &d, const Kube
     const std::string base = "/apis/kubeflow.org/v1/namespaces/" + ref.ns + "/tfjobs/" + ref.name;
     const std::string what = "TFJob " + ref.ns + "/" + ref.name;
     for (int attempt = 0; attempt <= m_options.conflictRetries; ++attempt) {
-        Reply r = send("GET", base);
-        if (r.status != 200)
-            return failure(d, r, what);
-        const QJsonObject job = parseObject(r.body);
-        if (auto dup = alreadyApplied(d, job))
-            return *dup;
+        QJsonObject job;
+        if (auto done = readJob(d, base, what, job))
+            return *done;
         const QJsonObject specs = job.value(QStringLiteral("spec"))
                                       .toObject()
                                       .value(QStringLiteral("tfReplicaSpecs"))
@@ -385,7 +387,7 @@ Acknowledgment KubernetesApplier::applyTfJob(const ResizeDecision &d, const Kube
                               {QString::fromLatin1(kLastSlot), QString::number(d.slot)}}}}},
             {QStringLiteral("spec"),
              QJsonObject{{QStringLiteral("tfReplicaSpecs"), replicaSpecs}}}};
-        r = send("PATCH", base, "application/merge-patch+json", compact(patch), true);
+        const Reply r = send("PATCH", base, "application/merge-patch+json", compact(patch), true);
         if (r.status == 200) {
             Acknowledgment a{d.id, Acknowledgment::Status::Applied,
                              "TFJob has no live resize: replica counts patched, the PS/worker "

@@ -101,6 +101,10 @@ private:
     Acknowledgment applyTfJob(const ResizeDecision &d, const KubernetesJobRef &ref);
     std::optional<Acknowledgment> alreadyApplied(const ResizeDecision &d,
                                                  const QJsonObject &object) const;
+    // GETs the job object into `job`; returns the acknowledgment instead when it cannot be
+    // read or the decision (or a newer one) was already applied to it.
+    std::optional<Acknowledgment> readJob(const ResizeDecision &d, const std::string &path,
+                                          const std::string &what, QJsonObject &job);
     Acknowledgment failure(const ResizeDecision &d, const Reply &reply,
                            const std::string &what) const;
 
