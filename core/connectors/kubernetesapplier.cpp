@@ -195,8 +195,8 @@ Acknowledgment KubernetesApplier::failure(const ResizeDecision &d, const Reply &
 }
 
 std::optional<Acknowledgment> KubernetesApplier::readJob(const ResizeDecision &d,
-                                                          const std::string &path,
-                                                          const std::string &what, QJsonObject &job)
+                                                         const std::string &path,
+                                                         const std::string &what, QJsonObject &job)
 {
     const Reply r = send("GET", path);
     if (r.status != 200)
@@ -275,7 +275,8 @@ Acknowledgment KubernetesApplier::applyPyTorch(const ResizeDecision &d, const Ku
     const QJsonObject annotations{
         {QString::fromLatin1(kLastDecision), QString::fromStdString(d.id)},
         {QString::fromLatin1(kLastSlot), QString::number(d.slot)}};
-    const Reply r = send("PATCH", base, "application/merge-patch+json",
+    const Reply r =
+        send("PATCH", base, "application/merge-patch+json",
              compact(QJsonObject{{QStringLiteral("metadata"),
                                   QJsonObject{{QStringLiteral("annotations"), annotations}}}}),
              true);
