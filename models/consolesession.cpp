@@ -47,15 +47,13 @@ ConsoleSession::~ConsoleSession()
     m_thread->wait();
 }
 
-void ConsoleSession::load(const SessionSetup &setup)
+// Forgets the current run (a new one is loading): views empty, nothing in flight.
+void ConsoleSession::clearRun(int wantedSlot)
 {
-    stopLive();
-    ++m_generation;
-    m_setup = setup;
     m_loaded = false;
     m_runComplete = false;
     m_inFlightSlot = -1;
-    m_wanted = 0;
+    m_wanted = wantedSlot;
     m_snapshot = {};
     m_decisions = {};
     m_timeline.clear();
@@ -63,6 +61,14 @@ void ConsoleSession::load(const SessionSetup &setup)
     Q_EMIT loadStarted();
     Q_EMIT timelineChanged();
     Q_EMIT snapshotChanged();
+}
+
+void ConsoleSession::load(const SessionSetup &setup)
+{
+    stopLive();
+    ++m_generation;
+    m_setup = setup;
+    clearRun(0);
     const quint64 generation = m_generation;
     QMetaObject::invokeMethod(
         m_worker,
@@ -85,17 +91,7 @@ void ConsoleSession::startLive(const LiveSetup &setup)
         },
         Qt::QueuedConnection);
     m_setup = {setup.scenario, setup.seed, QString(), setup.policy};
-    m_loaded = false;
-    m_runComplete = false;
-    m_inFlightSlot = -1;
-    m_wanted = -1;
-    m_snapshot = {};
-    m_decisions = {};
-    m_timeline.clear();
-    setPlaying(false);
-    Q_EMIT loadStarted();
-    Q_EMIT timelineChanged();
-    Q_EMIT snapshotChanged();
+    clearRun(-1);
 
     m_live = new LiveOperations(setup, this);
     connect(m_live, &LiveOperations::started, this, [this](const RunInfo &info) {

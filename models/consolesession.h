@@ -88,6 +88,7 @@ Q_SIGNALS:
     void liveChanged(); // entered or left live operations mode (a new LiveOperations)
 
 private:
+    void clearRun(int wantedSlot);
     void onLoaded(quint64 generation, const dl2console::RunInfo &info);
     void onLoadFailed(quint64 generation, const QString &message);
     void onSummaries(quint64 generation, const QVector<dl2console::SlotSummary> &summaries,
