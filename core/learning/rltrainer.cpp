@@ -47,6 +47,10 @@ RlTrainer::RlTrainer(RlOptions options) : m_options(std::move(options)) {}
 TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool> *cancel)
 {
     const RlOptions &o = m_options;
+    if (o.algorithm == "es")
+        return runEsTrainer(o, progress, cancel);
+    if (o.algorithm != "actor-critic")
+        throw Error("unknown RL algorithm '" + o.algorithm + "' (known: actor-critic, es)");
     checkAblations(o.ablations);
     const Scenario &scenario = scenarioByName(o.scenario);
     const ProfileSet profiles = ProfileSet::reference();

@@ -18,6 +18,10 @@
 //     seeds seedBase = 1000, 1001, ...; test seeds 1-10 are never touched) is kept;
 //   - ablations: "no-value" (baseline = running mean return), "no-exploration", "no-replay",
 //     "per-action-reward".
+//   - algorithm "es" replaces all of the above by evolution strategies on the output layer
+//     (estrainer.cpp): the greedy policy's average JCT on training traces is the objective,
+//     which is what evaluation measures. Requires --init; uses steps (iterations), seed, lr,
+//     threads, validation and output;
 //   - the critic is warmed up first (criticWarmup updates train only V; an SL checkpoint
 //     has an untrained value network, whose noise would otherwise drive the policy);
 //   - advantages are scaled by their running RMS (not normalised per batch), and with replay
@@ -62,6 +66,11 @@ struct RlOptions
     int threads = 1;
     std::string output;
     bool saveOptimizer = true;
+    std::string algorithm = "actor-critic"; // or "es"
+    int esPairs = 8;            // es: antithetic direction pairs per iteration
+    int esTraces = 4;           // es: training traces per iteration (shared by all members)
+    double esSigma = 0.02;      // es: perturbation scale
+    std::string esScope = "head"; // es: "head" (output layer, see estrainer.cpp) or "bias"
 };
 
 class RlTrainer
@@ -73,6 +82,10 @@ public:
 private:
     RlOptions m_options;
 };
+
+// The "es" algorithm (estrainer.cpp); RlTrainer::run dispatches to it.
+TrainResult runEsTrainer(const RlOptions &options, const TrainProgress &progress,
+                         const std::atomic<bool> *cancel);
 
 // Throws dl2::Error for an unknown ablation name.
 void checkAblations(const std::vector<std::string> &ablations);

@@ -1,8 +1,11 @@
 // Short RL runs (both kinds, with ablations and two environments): losses stay finite, the
-// run does not crash, and the kept checkpoint loads.
+// run does not crash, and the kept checkpoint loads. ES fine-tuning repairs a sabotaged policy.
 #include "checkpoint.h"
+#include "curves.h"
 #include "learner.h"
+#include "registerpolicies.h"
 #include "rltrainer.h"
+#include "scenario.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -80,6 +83,70 @@ private Q_SLOTS:
         }, &cancel);
         QVERIFY(r.cancelled);
         QVERIFY(readCheckpoint(o.output).parameters);
+    }
+
+    // ES fine-tuning must find its way back when the stop output of a good policy is
+    // sabotaged (it then stops too early and leaves jobs without tasks): validation improves,
+    // the stop bias comes down, the kept checkpoint is the one measured, and the run does not
+    // depend on the number of threads.
+    void esRepairsASabotagedStopBias()
+    {
+        QTemporaryDir dir;
+        const Checkpoint shipped = readCheckpoint(shippedPolicyPath(PolicyKind::Dl2Plus, "dl2-reference"));
+        ParameterSet sabotaged = *shipped.parameters;
+        sabotaged["policy.stop2.bias"].data[0] += 8.0f;
+        const std::string init = dir.path().toStdString() + "/sabotaged.dl2ckpt";
+        writeCheckpoint(init, shipped.spec, shipped.info, sabotaged);
+
+        auto run = [&](int threads, const std::string &name) {
+            RlOptions o;
+            o.algorithm = "es";
+            o.scenario = "dl2-small";
+            o.init = init;
+            o.kind = PolicyKind::Dl2Plus;
+            o.esScope = "bias";
+            o.esPairs = 3;
+            o.esTraces = 2;
+            o.esSigma = 1.0;
+            o.learningRate = 0.5;
+            o.steps = 12;
+            o.validateEvery = 4;
+            o.validationSeeds = {100, 101};
+            o.threads = threads;
+            o.output = dir.path().toStdString() + "/" + name;
+            return RlTrainer(o).run();
+        };
+        const TrainResult r = run(2, "es2.dl2ckpt");
+        const double start = r.curve.front().validationAvgJct;
+        qInfo("sabotaged %.3f -> best %.3f at step %lld", start, r.bestValidationAvgJct, r.bestStep);
+        QVERIFY2(r.bestValidationAvgJct < 0.9 * start,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(start).arg(r.bestValidationAvgJct)));
+        QVERIFY(r.bestStep > 0);
+        const Checkpoint kept = readCheckpoint(r.checkpoint);
+        QCOMPARE(kept.info.trainer, std::string("rl-es"));
+        QVERIFY(kept.parameters->at("policy.stop2.bias").data[0] < sabotaged.at("policy.stop2.bias").data[0]);
+        const double again = evaluatePolicy(scenarioByName("dl2-small"), kept.spec, kept.parameters, {100, 101}, 1);
+        QCOMPARE(again, r.bestValidationAvgJct);
+
+        const TrainResult one = run(1, "es1.dl2ckpt");
+        QCOMPARE(one.curve.size(), r.curve.size());
+        for (size_t i = 0; i < r.curve.size(); ++i)
+            QCOMPARE(one.curve[i].validationAvgJct, r.curve[i].validationAvgJct);
+    }
+
+    void esNeedsAnInitialPolicyAndAKnownScope()
+    {
+        RlOptions o;
+        o.algorithm = "es";
+        o.scenario = "dl2-small";
+        QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
+        o.init = shippedPolicyPath(PolicyKind::Dl2Plus, "dl2-reference");
+        o.kind = PolicyKind::Dl2Plus;
+        o.esScope = "everything";
+        QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
+        o.esScope = "head";
+        o.algorithm = "genetic";
+        QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
     }
 
     void unknownAblationIsAnError()

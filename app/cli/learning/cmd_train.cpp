@@ -200,7 +200,7 @@ int runSl(const QStringList &args)
 int runRl(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(opt("Reinforcement learning (actor-critic, replay, job-aware exploration)."));
+    p.setApplicationDescription(opt("Reinforcement learning: actor-critic (replay, job-aware exploration), or evolution strategies."));
     addCommonTrainOptions(p);
     p.addOption({opt("init"), opt("Start from this checkpoint (e.g. the SL warm-up)."), opt("CKPT")});
     p.addOption({opt("envs"), opt("Parallel simulation environments (default 1)."), opt("N"), opt("1")});
@@ -211,6 +211,11 @@ int runRl(const QStringList &args)
     p.addOption({opt("discount"), opt("Discount across slots (default 0.9; 0 = per-slot bandit)."), opt("X")});
     p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 300)."), opt("N")});
     p.addOption({opt("reward"), opt("progress (reference) or unfinished (minus unfinished jobs per slot); default: dl2 progress, dl2-plus unfinished."), opt("KIND")});
+    p.addOption({opt("algorithm"), opt("actor-critic (default, the paper's) or es (evolution strategies on the output layer of an --init policy, objective = the greedy policy's avg JCT; see core/learning/README.md)."), opt("NAME"), opt("actor-critic")});
+    p.addOption({opt("es-pairs"), opt("es: antithetic direction pairs per iteration (default 8)."), opt("N")});
+    p.addOption({opt("es-traces"), opt("es: training traces per iteration (default 4)."), opt("N")});
+    p.addOption({opt("es-sigma"), opt("es: perturbation scale (default 0.02)."), opt("X")});
+    p.addOption({opt("es-scope"), opt("es: head (output layer, default) or bias (its biases only)."), opt("NAME")});
     int code = 0;
     if (!parseOrExit(p, args, code))
         return code;
@@ -249,6 +254,19 @@ int runRl(const QStringList &args)
                 throw Error("--reward: expected progress or unfinished, got '" + r.toStdString() + "'");
             o.unfinishedJobsReward = r == opt("unfinished");
         }
+        o.algorithm = p.value(opt("algorithm")).toStdString();
+        if (o.algorithm != "actor-critic" && o.algorithm != "es")
+            throw Error("--algorithm: expected actor-critic or es, got '" + o.algorithm + "'");
+        if (o.algorithm == "es" && !p.isSet(opt("lr")))
+            o.learningRate = 0.01;
+        if (p.isSet(opt("es-pairs")))
+            o.esPairs = parsePositiveInt(p, opt("es-pairs"), 1, 10000);
+        if (p.isSet(opt("es-traces")))
+            o.esTraces = parsePositiveInt(p, opt("es-traces"), 1, 10000);
+        if (p.isSet(opt("es-sigma")))
+            o.esSigma = parseDouble(p, opt("es-sigma"), 1e-9, 100.0);
+        if (p.isSet(opt("es-scope")))
+            o.esScope = p.value(opt("es-scope")).toStdString();
         readCommonOptions(p, o);
         return train<RlTrainer>("train rl", o);
     });
