@@ -14,6 +14,44 @@
 
 namespace dl2::cli {
 
+void addSpeedOptions(QCommandLineParser &parser)
+{
+    parser.addOption({QStringLiteral("speed-table"),
+                      QStringLiteral("Measured speeds (DL2 tuple format or CSV model,ps,workers,speed)."),
+                      QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("speed-model"),
+                      QStringLiteral("rbf (exact interpolation of --speed-table) or optimus (fitted "
+                                     "parametric; default without a table)."),
+                      QStringLiteral("MODEL")});
+    parser.addOption({QStringLiteral("profiles"),
+                      QStringLiteral("Model profiles (text dl2.pb.ProfileSet) instead of the built-in ones."),
+                      QStringLiteral("FILE")});
+}
+
+ProfileSet profilesFromOptions(const QCommandLineParser &parser)
+{
+    ProfileSet profiles = parser.isSet(QStringLiteral("profiles"))
+                              ? ProfileSet::loadText(parser.value(QStringLiteral("profiles")).toStdString())
+                              : ProfileSet::reference();
+    const QString speedModel = parser.value(QStringLiteral("speed-model"));
+    if (!speedModel.isEmpty() && speedModel != QStringLiteral("rbf") &&
+        speedModel != QStringLiteral("optimus"))
+        throw Error("--speed-model: expected rbf or optimus, got '" + speedModel.toStdString() + "'");
+    if (parser.isSet(QStringLiteral("speed-table"))) {
+        const std::string table = parser.value(QStringLiteral("speed-table")).toStdString();
+        const auto samples = loadMeasurements(table);
+        if (speedModel == QStringLiteral("optimus")) {
+            profiles = fitProfiles(samples, profiles, table).profiles;
+            profiles.useEstimatedSpeeds();
+        } else {
+            profiles.useMeasuredSpeeds(samples, table);
+        }
+    } else if (speedModel == QStringLiteral("rbf")) {
+        throw Error("--speed-model rbf needs --speed-table FILE (the measurements to interpolate)");
+    }
+    return profiles;
+}
+
 void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds)
 {
     parser.addOption({QStringLiteral("scenario"),
@@ -30,16 +68,7 @@ void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds)
                       QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("nodes"), QStringLiteral("Override the number of nodes."),
                       QStringLiteral("N")});
-    parser.addOption({QStringLiteral("speed-table"),
-                      QStringLiteral("Measured speeds (DL2 tuple format or CSV model,ps,workers,speed)."),
-                      QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("speed-model"),
-                      QStringLiteral("rbf (exact interpolation of --speed-table) or optimus (fitted "
-                                     "parametric; default without a table)."),
-                      QStringLiteral("MODEL")});
-    parser.addOption({QStringLiteral("profiles"),
-                      QStringLiteral("Model profiles (text dl2.pb.ProfileSet) instead of the built-in ones."),
-                      QStringLiteral("FILE")});
+    addSpeedOptions(parser);
     parser.addOption({QStringLiteral("placement"),
                       QStringLiteral("least-loaded (reference) or first-fit."), QStringLiteral("RULE")});
     parser.addOption({QStringLiteral("resize-cost"),
@@ -123,25 +152,7 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
     s.cluster = s.scenario.cluster;
     s.simulation = s.scenario.simulation;
 
-    s.profiles = parser.isSet(QStringLiteral("profiles"))
-                     ? ProfileSet::loadText(parser.value(QStringLiteral("profiles")).toStdString())
-                     : ProfileSet::reference();
-    const QString speedModel = parser.value(QStringLiteral("speed-model"));
-    if (!speedModel.isEmpty() && speedModel != QStringLiteral("rbf") &&
-        speedModel != QStringLiteral("optimus"))
-        throw Error("--speed-model: expected rbf or optimus, got '" + speedModel.toStdString() + "'");
-    if (parser.isSet(QStringLiteral("speed-table"))) {
-        const std::string table = parser.value(QStringLiteral("speed-table")).toStdString();
-        const auto samples = loadMeasurements(table);
-        if (speedModel == QStringLiteral("optimus")) {
-            s.profiles = fitProfiles(samples, s.profiles, table).profiles;
-            s.profiles.useEstimatedSpeeds();
-        } else {
-            s.profiles.useMeasuredSpeeds(samples, table);
-        }
-    } else if (speedModel == QStringLiteral("rbf")) {
-        throw Error("--speed-model rbf needs --speed-table FILE (the measurements to interpolate)");
-    }
+    s.profiles = profilesFromOptions(parser);
 
     if (parser.isSet(QStringLiteral("nodes")))
         s.cluster.nodes = parsePositiveInt(parser, QStringLiteral("nodes"), 1, 1'000'000);

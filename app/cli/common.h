@@ -37,6 +37,11 @@ struct Setup
     int threads = 0;
 };
 
+// --speed-table, --speed-model, --profiles (part of addSetupOptions; train adds them alone).
+void addSpeedOptions(QCommandLineParser &parser);
+// The profiles those options select (default: ProfileSet::reference()).
+ProfileSet profilesFromOptions(const QCommandLineParser &parser);
+
 // Throws dl2::Error with a one-line message on bad input.
 Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds);
 std::vector<std::uint64_t> parseSeeds(const QString &text); // "1-10", "3", "1,4,7"

@@ -88,7 +88,13 @@ double evaluatePolicy(const Scenario &scenario, const PolicySpec &spec,
                       std::shared_ptr<const ParameterSet> parameters,
                       const std::vector<std::uint64_t> &seeds, int threads)
 {
-    const ProfileSet profiles = ProfileSet::reference();
+    return evaluatePolicy(scenario, ProfileSet::reference(), spec, std::move(parameters), seeds, threads);
+}
+
+double evaluatePolicy(const Scenario &scenario, const ProfileSet &profiles, const PolicySpec &spec,
+                      std::shared_ptr<const ParameterSet> parameters,
+                      const std::vector<std::uint64_t> &seeds, int threads)
+{
     return runParallel(seeds, threads, [&](std::uint64_t seed) {
         Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);
         Dl2Policy policy(spec, parameters, seed);
@@ -99,7 +105,12 @@ double evaluatePolicy(const Scenario &scenario, const PolicySpec &spec,
 double evaluateScheduler(const Scenario &scenario, const std::string &name,
                          const std::vector<std::uint64_t> &seeds, int threads)
 {
-    const ProfileSet profiles = ProfileSet::reference();
+    return evaluateScheduler(scenario, ProfileSet::reference(), name, seeds, threads);
+}
+
+double evaluateScheduler(const Scenario &scenario, const ProfileSet &profiles, const std::string &name,
+                         const std::vector<std::uint64_t> &seeds, int threads)
+{
     return runParallel(seeds, threads, [&](std::uint64_t seed) {
         Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);
         SchedulerConfig config;

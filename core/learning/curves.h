@@ -45,10 +45,16 @@ void writeCurves(const std::string &checkpointPath, const std::vector<CurvePoint
 
 // Mean avg JCT of the greedy policy (or of a registered scheduler) on the scenario's traces
 // for `seeds`, on `threads` threads.
+// `profiles` (default: ProfileSet::reference()) sets the job types and speed model.
 double evaluatePolicy(const Scenario &scenario, const PolicySpec &spec,
                       std::shared_ptr<const ParameterSet> parameters,
                       const std::vector<std::uint64_t> &seeds, int threads);
+double evaluatePolicy(const Scenario &scenario, const ProfileSet &profiles, const PolicySpec &spec,
+                      std::shared_ptr<const ParameterSet> parameters,
+                      const std::vector<std::uint64_t> &seeds, int threads);
 double evaluateScheduler(const Scenario &scenario, const std::string &scheduler,
+                         const std::vector<std::uint64_t> &seeds, int threads);
+double evaluateScheduler(const Scenario &scenario, const ProfileSet &profiles, const std::string &scheduler,
                          const std::vector<std::uint64_t> &seeds, int threads);
 
 std::vector<std::uint64_t> seedRange(std::uint64_t first, std::uint64_t last);

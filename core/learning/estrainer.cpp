@@ -117,7 +117,7 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
     if (o.esPairs < 1 || o.esTraces < 1 || !(o.esSigma > 0.0))
         throw Error("es: pairs and traces must be at least 1 and sigma positive");
     const Scenario &scenario = scenarioByName(o.scenario);
-    const ProfileSet profiles = ProfileSet::reference();
+    const ProfileSet profiles = o.profiles ? *o.profiles : ProfileSet::reference();
     const Checkpoint init = readCheckpoint(o.init, o.kind);
     const PolicySpec &spec = init.spec;
     const ParameterSet &base = *init.parameters;
@@ -148,7 +148,7 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
     };
     {
         const double jct =
-            evaluatePolicy(scenario, spec, init.parameters, o.validationSeeds, threads);
+            evaluatePolicy(scenario, profiles, spec, init.parameters, o.validationSeeds, threads);
         CurvePoint p;
         p.validationAvgJct = jct;
         result.curve.push_back(p);
@@ -243,7 +243,7 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
             if (validate) {
                 const auto current = moved(base, coords, theta);
                 p.validationAvgJct =
-                    evaluatePolicy(scenario, spec, current, o.validationSeeds, threads);
+                    evaluatePolicy(scenario, profiles, spec, current, o.validationSeeds, threads);
                 if (p.validationAvgJct < result.bestValidationAvgJct) {
                     result.bestValidationAvgJct = p.validationAvgJct;
                     result.bestStep = step;

@@ -53,7 +53,7 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
         throw Error("unknown RL algorithm '" + o.algorithm + "' (known: actor-critic, es)");
     checkAblations(o.ablations);
     const Scenario &scenario = scenarioByName(o.scenario);
-    const ProfileSet profiles = ProfileSet::reference();
+    const ProfileSet profiles = o.profiles ? *o.profiles : ProfileSet::reference();
     registerBaselines();
 
     std::unique_ptr<Learner> learner;
@@ -207,7 +207,7 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
 
     // Validation of the starting point (the SL policy) so RL never ships worse than it.
     {
-        const double jct = evaluatePolicy(scenario, spec, params, o.validationSeeds, o.threads);
+        const double jct = evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
         CurvePoint p;
         p.validationAvgJct = jct;
         p.seconds = seconds();
@@ -334,7 +334,7 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             acc = CurvePoint();
             accCount = 0;
             if (validate) {
-                p.validationAvgJct = evaluatePolicy(scenario, spec, params, o.validationSeeds, o.threads);
+                p.validationAvgJct = evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
                 if (p.validationAvgJct < result.bestValidationAvgJct) {
                     result.bestValidationAvgJct = p.validationAvgJct;
                     result.bestStep = step;

@@ -42,6 +42,7 @@ namespace dl2 {
 struct RlOptions
 {
     std::string scenario = "dl2-reference";
+    std::optional<ProfileSet> profiles; // job types and speed model (default: the reference set)
     std::string init;               // checkpoint to start from (empty: fresh networks of `kind`)
     PolicyKind kind = PolicyKind::Dl2;
     std::optional<PolicySpec> spec; // for fresh networks

@@ -27,6 +27,7 @@ namespace dl2 {
 struct SlOptions
 {
     std::string scenario = "dl2-reference";
+    std::optional<ProfileSet> profiles; // job types and speed model (default: the reference set)
     std::string teacher = "drf";
     std::string teacherOrder = "auto"; // see teacherrecorder.h
     std::string labels = "sequence";   // "set": order-free targets, see teacherrecorder.h;

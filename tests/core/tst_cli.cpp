@@ -108,6 +108,12 @@ private Q_SLOTS:
         QTest::newRow("absurd nodes") << QStringList{sim, QStringLiteral("--nodes"), QStringLiteral("-4")} << QByteArray() << QStringLiteral("--nodes");
         QTest::newRow("absurd seeds") << QStringList{QStringLiteral("compare"), QStringLiteral("--seeds"), QStringLiteral("9-1")} << QByteArray() << QStringLiteral("--seeds");
         QTest::newRow("rbf without table") << QStringList{sim, QStringLiteral("--speed-model"), QStringLiteral("rbf")} << QByteArray() << QStringLiteral("needs --speed-table");
+        const QString train = QStringLiteral("train");
+        const QString rl = QStringLiteral("rl");
+        const QString out = QStringLiteral("-o");
+        QTest::newRow("es without init") << QStringList{train, rl, QStringLiteral("--algorithm"), QStringLiteral("es"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--init CHECKPOINT is required");
+        QTest::newRow("unknown rl algorithm") << QStringList{train, rl, QStringLiteral("--algorithm"), QStringLiteral("genetic"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--algorithm: expected actor-critic or es");
+        QTest::newRow("train speed table missing") << QStringList{train, rl, QStringLiteral("--speed-table"), QStringLiteral("/nonexistent/speeds.txt"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("/nonexistent/speeds.txt");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QByteArray() << QStringLiteral("unknown command");
         QTest::newRow("unknown option") << QStringList{sim, QStringLiteral("--frob")} << QByteArray() << QStringLiteral("frob");
     }

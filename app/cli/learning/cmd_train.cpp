@@ -34,6 +34,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
 {
     p.addHelpOption();
     p.addOption({opt("scenario"), opt("Scenario to train on (default dl2-reference)."), opt("NAME"), opt("dl2-reference")});
+    addSpeedOptions(p); // train (and validate) on measured speeds, as dl2 simulate does
     p.addOption({opt("policy"), opt("Policy kind: dl2 (faithful) or dl2-plus (default dl2)."), opt("KIND"), opt("dl2")});
     p.addOption({opt("steps"), opt("Number of updates."), opt("N")});
     p.addOption({opt("seed"), opt("Seed of network initialisation and sampling (default 1)."), opt("N"), opt("1")});
@@ -111,6 +112,7 @@ TrainProgress progressTo(ProgressBar &bar)
 template <typename Options>
 void readCommonOptions(const QCommandLineParser &p, Options &o)
 {
+    o.profiles = profilesFromOptions(p);
     o.validationSeeds = seedsOption(p, "val-seeds");
     o.trainSeedBase = std::uint64_t(parsePositiveInt(p, opt("train-seed-base"), 0, 2000000000));
     if (p.isSet(opt("validate-every")))
