@@ -14,8 +14,8 @@ namespace dl2console {
 int DecisionStep::validActions() const
 {
     int n = 0;
-    for (float p : probabilities)
-        n += p > 0.0f ? 1 : 0;
+    for (int a = 0; a < static_cast<int>(probabilities.size()); ++a)
+        n += isMasked(a) ? 0 : 1;
     return n;
 }
 
@@ -162,6 +162,7 @@ DecisionLog collectDecisions(const dl2::Scheduler &scheduler, int slot)
         s.features = d.features;
         s.global = d.global;
         s.probabilities = d.probabilities;
+        s.mask = d.mask;
         s.action = d.action;
         s.jobId = d.stop ? -1 : d.jobId;
         s.value = d.value;

@@ -9,6 +9,7 @@
 // Data flow: worker thread -> DecisionLog (a value) -> SnapshotPacket -> DecisionInspector.
 
 #include <QString>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
@@ -39,6 +40,7 @@ struct DecisionStep
     std::vector<float> features;      // rows x jobDim, exactly as the network saw them
     std::vector<float> global;        // global features (dl2-plus)
     std::vector<float> probabilities; // masked and renormalised: a masked action has 0
+    std::vector<std::uint8_t> mask;   // 1 = valid; a valid action's probability can round to 0
     int action = 0;
     int jobId = -1; // acted-on job, -1 for stop
     double value = 0.0;
@@ -47,7 +49,10 @@ struct DecisionStep
 
     int rows() const { return static_cast<int>(jobIds.size()); }
     bool isStop() const { return action == 3 * rows(); }
-    bool isMasked(int a) const { return probabilities[static_cast<size_t>(a)] <= 0.0f; }
+    bool isMasked(int a) const
+    {
+        return mask.empty() ? probabilities[static_cast<size_t>(a)] <= 0.0f : !mask[static_cast<size_t>(a)];
+    }
     int validActions() const;
 };
 

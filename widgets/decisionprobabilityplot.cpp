@@ -100,8 +100,11 @@ void DecisionProbabilityPlot::rebuild()
     std::vector<int> order(static_cast<size_t>(n));
     std::iota(order.begin(), order.end(), 0);
     const auto &p = m_step.probabilities;
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return p[size_t(a)] > p[size_t(b)]; });
+    // Valid actions first (one can have probability 0 after rounding), most probable on top.
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+        const bool va = !m_step.isMasked(a), vb = !m_step.isMasked(b);
+        return va != vb ? va : p[size_t(a)] > p[size_t(b)];
+    });
     const int valid = m_step.validActions();
     const int shown = std::min(m_k, valid);
     // The chosen action is always on display, even when it is not among the k best.

@@ -165,6 +165,7 @@ void Dl2Policy::schedule(SlotContext &ctx)
             rec->features = m_state.jobs;
             rec->global = m_state.global;
             rec->probabilities = m_probs;
+            rec->mask = m_state.mask;
             rec->action = action;
             rec->stop = stop;
             rec->explored = explored;

@@ -30,6 +30,8 @@ struct DecisionRecord
     std::vector<float> features;       // rows x jobDim
     std::vector<float> global;
     std::vector<float> probabilities;  // masked, renormalised, 3 x rows + 1
+    std::vector<std::uint8_t> mask;    // 3 x rows + 1, 1 = valid (a valid action's probability
+                                       // can still round to 0)
     int action = 0;
     bool stop = false;
     int jobId = -1;                    // acted-on job (-1 for stop)

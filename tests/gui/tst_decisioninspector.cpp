@@ -94,6 +94,7 @@ private Q_SLOTS:
     void replayFromKeyframeEqualsStraightRun_data();
     void replayFromKeyframeEqualsStraightRun();
     void queueConfidenceIsPlannerProbability();
+    void maskNotProbabilityDecidesMasked();
 
 private:
     void load(const QString &policy);
@@ -182,6 +183,9 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
         QCOMPARE(s.features, r.features);
         QCOMPARE(s.global, r.global);
         QCOMPARE(s.probabilities, r.probabilities);
+        QCOMPARE(s.mask, r.mask);
+        QCOMPARE(int(s.mask.size()), int(s.probabilities.size()));
+        QVERIFY(s.mask[size_t(s.action)]); // the chosen action is always a valid one
         QCOMPARE(s.action, r.action);
         QCOMPARE(s.jobId, r.stop ? -1 : r.jobId);
         QCOMPARE(s.value, double(r.value));
@@ -210,8 +214,7 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
                 const QModelIndex cell = state->index(row, DecisionStateModel::WorkerColumn + k);
                 const size_t a = size_t(3 * stateRow + k);
                 QCOMPARE(cell.data(DecisionStateModel::SortRole).toFloat(), r.probabilities[a]);
-                QCOMPARE(cell.data(DecisionStateModel::MaskedRole).toBool(),
-                         r.probabilities[a] <= 0.0f);
+                QCOMPARE(cell.data(DecisionStateModel::MaskedRole).toBool(), r.mask[a] == 0);
                 QCOMPARE(cell.data(DecisionStateModel::ChosenRole).toBool(), int(a) == r.action);
             }
             // A plain feature column shows the value the network saw.
@@ -376,6 +379,23 @@ void TestDecisionInspector::queueConfidenceIsPlannerProbability()
     // Every decision of a learned policy carries V(s).
     for (const auto &e : batch.entries)
         QVERIFY(e.decision.value.has_value());
+}
+
+// A valid action whose probability rounds to 0 is still valid; a masked one is not, and
+// records without a mask (older logs) fall back to the probability.
+void TestDecisionInspector::maskNotProbabilityDecidesMasked()
+{
+    DecisionStep s;
+    s.jobIds = {7};
+    s.probabilities = {0.0f, 0.0f, 0.0f, 1.0f};
+    s.mask = {1, 0, 0, 1};
+    s.action = 3;
+    QVERIFY(!s.isMasked(0));
+    QVERIFY(s.isMasked(1));
+    QCOMPARE(s.validActions(), 2);
+    s.mask.clear();
+    QVERIFY(s.isMasked(0));
+    QCOMPARE(s.validActions(), 1);
 }
 
 QTEST_MAIN(TestDecisionInspector)
