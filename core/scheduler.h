@@ -88,6 +88,7 @@ struct SchedulerConfig
     std::string checkpoint;
     std::string scenario;
     std::uint64_t seed = 1;
+    bool measuredSpeeds = false; // the simulation runs on measured (table) speeds
 };
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerConfig &)>;

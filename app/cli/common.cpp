@@ -175,6 +175,9 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
         s.threads = parsePositiveInt(parser, QStringLiteral("threads"), 1, 256);
     s.schedulerConfig.checkpoint = parser.value(QStringLiteral("checkpoint")).toStdString();
     s.schedulerConfig.scenario = s.scenario.name;
+    // Measured speeds (interpolated, not refitted): learned policies pick the policy trained on them.
+    s.schedulerConfig.measuredSpeeds = parser.isSet(QStringLiteral("speed-table")) &&
+                                       parser.value(QStringLiteral("speed-model")) != QStringLiteral("optimus");
 
     if (!traceFiles.isEmpty()) {
         for (const QString &f : traceFiles) {

@@ -34,13 +34,15 @@ std::shared_ptr<const Checkpoint> cachedCheckpoint(const std::string &path, Poli
 
 } // namespace
 
-std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario)
+std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario, bool measuredSpeeds)
 {
     std::string file;
     if (kind == PolicyKind::Dl2)
         file = "dl2-reference.dl2ckpt";
+    else if (scenario == "dl2-contended")
+        file = "dl2-plus-contended.dl2ckpt";
     else
-        file = scenario == "dl2-contended" ? "dl2-plus-contended.dl2ckpt" : "dl2-plus-reference.dl2ckpt";
+        file = measuredSpeeds ? "dl2-plus-reference-measured.dl2ckpt" : "dl2-plus-reference.dl2ckpt";
     const std::string resource = ":/dl2/policies/" + file;
     if (QFile::exists(QString::fromStdString(resource)))
         return resource;
@@ -55,7 +57,7 @@ std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario)
 
 std::unique_ptr<Dl2Policy> makeLearnedPolicy(PolicyKind kind, const SchedulerConfig &config)
 {
-    const std::string path = config.checkpoint.empty() ? shippedPolicyPath(kind, config.scenario)
+    const std::string path = config.checkpoint.empty() ? shippedPolicyPath(kind, config.scenario, config.measuredSpeeds)
                                                        : config.checkpoint;
     const auto c = cachedCheckpoint(path, kind);
     return std::make_unique<Dl2Policy>(c->spec, c->parameters, config.seed);

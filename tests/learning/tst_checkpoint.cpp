@@ -206,17 +206,23 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("scenario");
-        QTest::newRow("dl2") << QStringLiteral("dl2") << QStringLiteral("dl2-reference");
-        QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference");
-        QTest::newRow("dl2-plus-contended") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-contended");
+        QTest::addColumn<bool>("measured");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("dl2") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-reference.dl2ckpt");
+        QTest::newRow("dl2-measured") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-reference.dl2ckpt");
+        QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-plus-reference.dl2ckpt");
+        QTest::newRow("dl2-plus-measured") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-plus-reference-measured.dl2ckpt");
+        QTest::newRow("dl2-plus-contended") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-contended") << false << QStringLiteral("dl2-plus-contended.dl2ckpt");
     }
     void shippedPoliciesLoad()
     {
         QFETCH(QString, kind);
         QFETCH(QString, scenario);
+        QFETCH(bool, measured);
+        QFETCH(QString, expected);
         const PolicyKind k = policyKindFromString(kind.toStdString());
-        const std::string file = shippedPolicyPath(k, scenario.toStdString());
-        QVERIFY2(file.rfind(":/dl2/policies/", 0) == 0, file.c_str()); // compiled in
+        const std::string file = shippedPolicyPath(k, scenario.toStdString(), measured);
+        QCOMPARE(QString::fromStdString(file), QStringLiteral(":/dl2/policies/") + expected); // compiled in
         const Checkpoint c = readCheckpoint(file, k);
         QVERIFY(!c.hasOptimizer);
         QVERIFY(c.info.validationAvgJct > 0);

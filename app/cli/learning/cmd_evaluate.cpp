@@ -92,7 +92,8 @@ int runEvaluate(const QStringList &args)
             root[opt("policy")] = QString::fromStdString(policy);
             root[opt("checkpoint")] = QString::fromStdString(
                 setup.schedulerConfig.checkpoint.empty()
-                    ? shippedPolicyPath(policyKindFromString(policy), setup.scenarioName)
+                    ? shippedPolicyPath(policyKindFromString(policy), setup.scenarioName,
+                                        setup.schedulerConfig.measuredSpeeds)
                     : setup.schedulerConfig.checkpoint);
             root[opt("runs")] = runs;
             root[opt("summary")] = summary;
