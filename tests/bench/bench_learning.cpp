@@ -2,14 +2,19 @@
 //   - decision latency per inference and per slot (p50/p99) of dl2 and dl2-plus on a
 //     500-node dl2-reference trace (shipped policy if built in, otherwise random weights of
 //     the same size: the cost does not depend on the weights);
-//   - SL warm-up time until the greedy policy is within 5% of its teacher's validation JCT.
-// Usage: bench_learning [--json FILE] [--seed N]
+//   - SL warm-up time until the greedy policy is within 5% of its teacher's validation JCT;
+//   - the training pipeline against Optimus on dl2-contended (where Optimus can be beaten; on
+//     dl2-reference with the fitted speeds it sits on the lower bound): dl2-plus SL warm-up,
+//     then RL by evolution strategies; the wall time until the policy's validation JCT is
+//     below Optimus', and what RL adds on top of SL.
+// Usage: bench_learning [--json FILE] [--seed N] [--no-rl]
 #include "checkpoint.h"
 #include "decisionlatency.h"
 #include "dl2policy.h"
 #include "learner.h"
 #include "modelprofile.h"
 #include "registerpolicies.h"
+#include "rltrainer.h"
 #include "scenario.h"
 #include "simulator.h"
 #include "sltrainer.h"
@@ -18,6 +23,7 @@
 #include <QFile>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTemporaryDir>
 
 #include <cstdio>
 #include <cstring>
@@ -90,6 +96,63 @@ QJsonObject slToTeacher(PolicyKind kind, const char *teacher)
     return j;
 }
 
+QJsonObject pipelineVsOptimus()
+{
+    const Scenario &scenario = scenarioByName("dl2-contended");
+    const std::vector<std::uint64_t> validation = {100, 101, 102};
+    const double optimus = evaluateScheduler(scenario, "optimus", validation, 2);
+    QTemporaryDir dir;
+    double beatAt = -1.0;
+    SlOptions sl;
+    sl.scenario = scenario.name;
+    sl.teacher = "optimus";
+    sl.teacherOrder = "share";
+    sl.kind = PolicyKind::Dl2Plus;
+    sl.steps = 500;
+    sl.validateEvery = 100;
+    sl.validationSeeds = validation;
+    sl.threads = 2;
+    sl.saveOptimizer = false;
+    sl.output = dir.path().toStdString() + "/sl.dl2ckpt";
+    const TrainResult s = SlTrainer(sl).run([&](long long, long long, const CurvePoint &p) {
+        if (beatAt < 0 && p.validationAvgJct > 0 && p.validationAvgJct < optimus)
+            beatAt = p.seconds;
+    });
+    const double slSeconds = s.curve.empty() ? 0.0 : s.curve.back().seconds;
+
+    RlOptions es;
+    es.algorithm = "es";
+    es.scenario = scenario.name;
+    es.init = sl.output;
+    es.kind = PolicyKind::Dl2Plus;
+    es.esSigma = 0.1;
+    es.learningRate = 0.02;
+    es.steps = 20;
+    es.validateEvery = 5;
+    es.validationSeeds = validation;
+    es.threads = 2;
+    es.output = dir.path().toStdString() + "/es.dl2ckpt";
+    const TrainResult r = RlTrainer(es).run([&](long long, long long, const CurvePoint &p) {
+        if (beatAt < 0 && p.validationAvgJct > 0 && p.validationAvgJct < optimus)
+            beatAt = slSeconds + p.seconds;
+    });
+    const double esSeconds = r.curve.empty() ? 0.0 : r.curve.back().seconds;
+    std::printf("dl2-contended, validation seeds 100-102: optimus %.2f; dl2-plus SL (500 steps, %.0f s) %.2f; "
+                "+ ES (20 iterations, %.0f s) %.2f (%+.1f%% from RL); below optimus after %s\n",
+                optimus, slSeconds, s.bestValidationAvgJct, esSeconds, r.bestValidationAvgJct,
+                100.0 * (r.bestValidationAvgJct / s.bestValidationAvgJct - 1.0),
+                beatAt < 0 ? "never (not reached)" : (std::to_string(int(beatAt)) + " s").c_str());
+    QJsonObject j;
+    j[QStringLiteral("scenario")] = QString::fromStdString(scenario.name);
+    j[QStringLiteral("optimus_validation_avg_jct")] = optimus;
+    j[QStringLiteral("sl_best_validation_avg_jct")] = s.bestValidationAvgJct;
+    j[QStringLiteral("sl_seconds")] = slSeconds;
+    j[QStringLiteral("es_best_validation_avg_jct")] = r.bestValidationAvgJct;
+    j[QStringLiteral("es_seconds")] = esSeconds;
+    j[QStringLiteral("seconds_to_beat_optimus")] = beatAt;
+    return j;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -97,8 +160,11 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     std::string json;
     std::uint64_t seed = 1;
+    bool rl = true;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
+        if (!std::strcmp(argv[i], "--no-rl"))
+            rl = false;
+        else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
         else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc)
             seed = std::strtoull(argv[++i], nullptr, 10);
@@ -109,6 +175,8 @@ int main(int argc, char **argv)
     root[QStringLiteral("latency_dl2_plus")] = latency(PolicyKind::Dl2Plus, seed);
     root[QStringLiteral("sl_dl2_drf")] = slToTeacher(PolicyKind::Dl2, "drf");
     root[QStringLiteral("sl_dl2_plus_optimus")] = slToTeacher(PolicyKind::Dl2Plus, "optimus");
+    if (rl)
+        root[QStringLiteral("pipeline_vs_optimus")] = pipelineVsOptimus();
     if (!json.empty()) {
         QFile f(QString::fromStdString(json));
         if (!f.open(QIODevice::WriteOnly)) {
