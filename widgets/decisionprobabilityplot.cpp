@@ -132,9 +132,11 @@ void DecisionProbabilityPlot::rebuild()
         }
         auto *text = new QCPItemText(m_plot);
         text->setClipToAxisRect(false);
-        text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        // A long bar carries its label inside (right-aligned), so it never runs off the plot.
+        const bool inside = v > 0.5;
+        text->setPositionAlignment((inside ? Qt::AlignRight : Qt::AlignLeft) | Qt::AlignVCenter);
         text->position->setCoords(v, key);
-        text->setPadding(QMargins(4, 0, 0, 0));
+        text->setPadding(inside ? QMargins(0, 0, 4, 0) : QMargins(4, 0, 0, 0));
         text->setText(a == m_step.action ? tr("%1 ← chosen").arg(DecisionStepsModel::percent(v))
                                          : DecisionStepsModel::percent(v));
         QFont f = m_plot->font();
@@ -148,7 +150,7 @@ void DecisionProbabilityPlot::rebuild()
     m_plot->yAxis->setRange(-0.6, std::max(1, shown) - 0.4);
     // Leave room right of the longest bar for its label.
     const double top = shown > 0 ? p[size_t(order.front())] : 1.0;
-    m_plot->xAxis->setRange(0, std::min(1.0, top) * 1.8 + 0.02);
+    m_plot->xAxis->setRange(0, top > 0.5 ? 1.02 : top * 1.8 + 0.02);
     const int masked = n - valid;
     m_plot->setTitle(
         shown < valid
