@@ -51,7 +51,8 @@ struct DecisionStep
     bool isStop() const { return action == 3 * rows(); }
     bool isMasked(int a) const
     {
-        return mask.empty() ? probabilities[static_cast<size_t>(a)] <= 0.0f : !mask[static_cast<size_t>(a)];
+        return mask.empty() ? probabilities[static_cast<size_t>(a)] <= 0.0f
+                            : !mask[static_cast<size_t>(a)];
     }
     int validActions() const;
 };

@@ -88,7 +88,8 @@ double evaluatePolicy(const Scenario &scenario, const PolicySpec &spec,
                       std::shared_ptr<const ParameterSet> parameters,
                       const std::vector<std::uint64_t> &seeds, int threads)
 {
-    return evaluatePolicy(scenario, ProfileSet::reference(), spec, std::move(parameters), seeds, threads);
+    return evaluatePolicy(scenario, ProfileSet::reference(), spec, std::move(parameters), seeds,
+                          threads);
 }
 
 double evaluatePolicy(const Scenario &scenario, const ProfileSet &profiles, const PolicySpec &spec,
@@ -108,8 +109,9 @@ double evaluateScheduler(const Scenario &scenario, const std::string &name,
     return evaluateScheduler(scenario, ProfileSet::reference(), name, seeds, threads);
 }
 
-double evaluateScheduler(const Scenario &scenario, const ProfileSet &profiles, const std::string &name,
-                         const std::vector<std::uint64_t> &seeds, int threads)
+double evaluateScheduler(const Scenario &scenario, const ProfileSet &profiles,
+                         const std::string &name, const std::vector<std::uint64_t> &seeds,
+                         int threads)
 {
     return runParallel(seeds, threads, [&](std::uint64_t seed) {
         Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);

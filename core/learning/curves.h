@@ -54,8 +54,9 @@ double evaluatePolicy(const Scenario &scenario, const ProfileSet &profiles, cons
                       const std::vector<std::uint64_t> &seeds, int threads);
 double evaluateScheduler(const Scenario &scenario, const std::string &scheduler,
                          const std::vector<std::uint64_t> &seeds, int threads);
-double evaluateScheduler(const Scenario &scenario, const ProfileSet &profiles, const std::string &scheduler,
-                         const std::vector<std::uint64_t> &seeds, int threads);
+double evaluateScheduler(const Scenario &scenario, const ProfileSet &profiles,
+                         const std::string &scheduler, const std::vector<std::uint64_t> &seeds,
+                         int threads);
 
 std::vector<std::uint64_t> seedRange(std::uint64_t first, std::uint64_t last);
 

@@ -42,7 +42,8 @@ std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario, bool
     else if (scenario == "dl2-contended")
         file = "dl2-plus-contended.dl2ckpt";
     else
-        file = measuredSpeeds ? "dl2-plus-reference-measured.dl2ckpt" : "dl2-plus-reference.dl2ckpt";
+        file =
+            measuredSpeeds ? "dl2-plus-reference-measured.dl2ckpt" : "dl2-plus-reference.dl2ckpt";
     const std::string resource = ":/dl2/policies/" + file;
     if (QFile::exists(QString::fromStdString(resource)))
         return resource;
@@ -57,8 +58,9 @@ std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario, bool
 
 std::unique_ptr<Dl2Policy> makeLearnedPolicy(PolicyKind kind, const SchedulerConfig &config)
 {
-    const std::string path = config.checkpoint.empty() ? shippedPolicyPath(kind, config.scenario, config.measuredSpeeds)
-                                                       : config.checkpoint;
+    const std::string path = config.checkpoint.empty()
+                                 ? shippedPolicyPath(kind, config.scenario, config.measuredSpeeds)
+                                 : config.checkpoint;
     const auto c = cachedCheckpoint(path, kind);
     return std::make_unique<Dl2Policy>(c->spec, c->parameters, config.seed);
 }

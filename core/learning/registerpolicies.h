@@ -20,7 +20,8 @@ void registerLearnedPolicies();
 // The shipped checkpoint a kind uses for a scenario (resource path, or a file under the
 // source tree's resources/policies when the resource was not compiled in). Throws dl2::Error
 // when none is available.
-std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario, bool measuredSpeeds = false);
+std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario,
+                              bool measuredSpeeds = false);
 // Loads (cached per file) and builds the policy; throws dl2::Error naming the file.
 std::unique_ptr<Dl2Policy> makeLearnedPolicy(PolicyKind kind, const SchedulerConfig &config);
 

@@ -207,7 +207,8 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
 
     // Validation of the starting point (the SL policy) so RL never ships worse than it.
     {
-        const double jct = evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
+        const double jct =
+            evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
         CurvePoint p;
         p.validationAvgJct = jct;
         p.seconds = seconds();
@@ -334,7 +335,8 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             acc = CurvePoint();
             accCount = 0;
             if (validate) {
-                p.validationAvgJct = evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
+                p.validationAvgJct =
+                    evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
                 if (p.validationAvgJct < result.bestValidationAvgJct) {
                     result.bestValidationAvgJct = p.validationAvgJct;
                     result.bestStep = step;

@@ -68,9 +68,9 @@ struct RlOptions
     std::string output;
     bool saveOptimizer = true;
     std::string algorithm = "actor-critic"; // or "es"
-    int esPairs = 8;            // es: antithetic direction pairs per iteration
-    int esTraces = 4;           // es: training traces per iteration (shared by all members)
-    double esSigma = 0.02;      // es: perturbation scale
+    int esPairs = 8;                        // es: antithetic direction pairs per iteration
+    int esTraces = 4;             // es: training traces per iteration (shared by all members)
+    double esSigma = 0.02;        // es: perturbation scale
     std::string esScope = "head"; // es: "head" (output layer, see estrainer.cpp) or "bias"
 };
 

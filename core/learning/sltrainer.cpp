@@ -209,7 +209,8 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
         }
         result.chanceAgreement = chance / double(validation.size());
     }
-    result.teacherValidationAvgJct = evaluateScheduler(scenario, profiles, o.teacher, o.validationSeeds, o.threads);
+    result.teacherValidationAvgJct =
+        evaluateScheduler(scenario, profiles, o.teacher, o.validationSeeds, o.threads);
 
     std::deque<Sample> buffer;
     std::uint64_t nextSeed = o.trainSeedBase;
@@ -300,7 +301,8 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             const auto params = learner.parameters();
             p.agreement = agreement(spec, params, validation);
             result.agreement = p.agreement;
-            p.validationAvgJct = evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
+            p.validationAvgJct =
+                evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
             p.seconds = seconds();
             if (result.secondsToTeacher5 < 0 && p.validationAvgJct <= 1.05 * result.teacherValidationAvgJct)
                 result.secondsToTeacher5 = p.seconds;
