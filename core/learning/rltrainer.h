@@ -68,10 +68,12 @@ struct RlOptions
     std::string output;
     bool saveOptimizer = true;
     std::string algorithm = "actor-critic"; // or "es"
-    int esPairs = 8;                        // es: antithetic direction pairs per iteration
-    int esTraces = 4;             // es: training traces per iteration (shared by all members)
-    double esSigma = 0.02;        // es: perturbation scale
-    std::string esScope = "head"; // es: "head" (output layer, see estrainer.cpp) or "bias"
+    // es: antithetic direction pairs per iteration; training traces per iteration (shared by
+    // all members); perturbation scale; "head" (output layer, see estrainer.cpp) or "bias".
+    int esPairs = 8;
+    int esTraces = 4;
+    double esSigma = 0.1;
+    std::string esScope = "head";
 };
 
 class RlTrainer

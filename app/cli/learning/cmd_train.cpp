@@ -43,7 +43,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
     p.addOption({opt("train-seed-base"), opt("First training trace seed (default 1000)."), opt("N"), opt("1000")});
     p.addOption({opt("validate-every"), opt("Validate every N updates."), opt("N")});
     p.addOption({opt("threads"), opt("Threads for validation runs (default 1)."), opt("N"), opt("1")});
-    p.addOption({opt("lr"), opt("Adam learning rate."), opt("X")});
+    p.addOption({opt("lr"), opt("Adam learning rate (default: SL 0.005, actor-critic 1e-4, ES 0.02)."), opt("X")});
     p.addOption({opt("batch"), opt("Batch size (default 256)."), opt("N"), opt("256")});
     p.addOption({opt("buffer"), opt("Sample / replay buffer size (default 8192)."), opt("N"), opt("8192")});
     p.addOption({opt("hidden"), opt("Hidden layer sizes H1,H2 (fresh networks)."), opt("H1,H2")});
@@ -216,7 +216,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("algorithm"), opt("actor-critic (default, the paper's) or es (evolution strategies on the output layer of an --init policy, objective = the greedy policy's avg JCT; see core/learning/README.md)."), opt("NAME"), opt("actor-critic")});
     p.addOption({opt("es-pairs"), opt("es: antithetic direction pairs per iteration (default 8)."), opt("N")});
     p.addOption({opt("es-traces"), opt("es: training traces per iteration (default 4)."), opt("N")});
-    p.addOption({opt("es-sigma"), opt("es: perturbation scale (default 0.02)."), opt("X")});
+    p.addOption({opt("es-sigma"), opt("es: perturbation scale (default 0.1)."), opt("X")});
     p.addOption({opt("es-scope"), opt("es: head (output layer, default) or bias (its biases only)."), opt("NAME")});
     int code = 0;
     if (!parseOrExit(p, args, code))
@@ -260,7 +260,7 @@ int runRl(const QStringList &args)
         if (o.algorithm != "actor-critic" && o.algorithm != "es")
             throw Error("--algorithm: expected actor-critic or es, got '" + o.algorithm + "'");
         if (o.algorithm == "es" && !p.isSet(opt("lr")))
-            o.learningRate = 0.01;
+            o.learningRate = 0.02;
         if (p.isSet(opt("es-pairs")))
             o.esPairs = parsePositiveInt(p, opt("es-pairs"), 1, 10000);
         if (p.isSet(opt("es-traces")))
