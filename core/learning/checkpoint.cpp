@@ -77,6 +77,10 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
         h->add_ablations(a);
     h->set_importance_clip(info.importanceClip);
     h->set_unfinished_jobs_reward(info.unfinishedJobsReward);
+    h->set_es_pairs(info.esPairs);
+    h->set_es_traces(info.esTraces);
+    h->set_es_sigma(info.esSigma);
+    h->set_es_scope(info.esScope);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -181,6 +185,10 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.importanceClip = h.importance_clip();
     i.unfinishedJobsReward = h.unfinished_jobs_reward();
     i.ablations.assign(h.ablations().begin(), h.ablations().end());
+    i.esPairs = h.es_pairs();
+    i.esTraces = h.es_traces();
+    i.esSigma = h.es_sigma();
+    i.esScope = h.es_scope();
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();

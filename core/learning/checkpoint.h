@@ -41,6 +41,10 @@ struct TrainingInfo
     double importanceClip = 0.0;
     bool unfinishedJobsReward = false;
     std::vector<std::string> ablations;
+    int esPairs = 0; // trainer "rl-es"
+    int esTraces = 0;
+    double esSigma = 0.0;
+    std::string esScope;
     long long step = 0;
     double validationAvgJct = 0.0;
     std::uint64_t seed = 0;

@@ -130,6 +130,10 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
 
     TrainingInfo info = init.info;
     info.trainer = "rl-es";
+    info.esPairs = o.esPairs;
+    info.esTraces = o.esTraces;
+    info.esSigma = o.esSigma;
+    info.esScope = o.esScope;
     info.scenario = o.scenario;
     info.learningRate = o.learningRate;
     info.seed = o.seed;

@@ -424,8 +424,11 @@ ParameterSet parametersFromArchive(const std::string &archive, const PolicySpec 
             if (got != shape) {
                 auto str = [](const std::vector<std::int64_t> &v) {
                     std::string s = "[";
-                    for (size_t i = 0; i < v.size(); ++i)
-                        s += (i ? "," : "") + std::to_string(v[i]);
+                    for (size_t i = 0; i < v.size(); ++i) {
+                        if (i > 0)
+                            s += ',';
+                        s += std::to_string(v[i]); // (not "," + ...: GCC 12 -Wrestrict false positive)
+                    }
                     return s + "]";
                 };
                 throw Error(origin + ": mismatched dimensions: parameter '" + name + "' is " +

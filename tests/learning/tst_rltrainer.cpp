@@ -127,6 +127,10 @@ private Q_SLOTS:
         QVERIFY(r.bestStep > 0);
         const Checkpoint kept = readCheckpoint(r.checkpoint);
         QCOMPARE(kept.info.trainer, std::string("rl-es"));
+        QCOMPARE(kept.info.esPairs, 3);
+        QCOMPARE(kept.info.esTraces, 2);
+        QCOMPARE(kept.info.esSigma, 1.0);
+        QCOMPARE(kept.info.esScope, std::string("bias"));
         QVERIFY(kept.parameters->at("policy.stop2.bias").data[0] < sabotaged.at("policy.stop2.bias").data[0]);
         const double again = evaluatePolicy(scenarioByName("dl2-small"), kept.spec, kept.parameters, {100, 101}, 1);
         QCOMPARE(again, r.bestValidationAvgJct);
