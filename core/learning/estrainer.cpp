@@ -1,14 +1,14 @@
 // RL fine-tuning by evolution strategies (RlOptions::algorithm == "es"); see rltrainer.h.
 //
 // The greedy policy's output layer is moved along a low-dimensional set of coordinates
-// (EsScope): each iteration draws `esPairs` Gaussian directions, runs the greedy policy at
+// (RlOptions::esScope, see coordinates()): each iteration draws `esPairs` Gaussian directions, runs the greedy policy at
 // theta + sigma e and theta - sigma e on the same `esTraces` training traces (common random
 // numbers: the simulator is deterministic), turns the 2 x pairs mean avg JCTs into centred
 // ranks, and takes an Adam step on the rank-weighted sum of the directions (Salimans et al.,
 // 2017, "Evolution Strategies as a Scalable Alternative to Reinforcement Learning"). The
 // objective is exactly what evaluation measures (average JCT of the greedy policy), so there is
 // no sampled-vs-greedy gap and no credit assignment across a slot's hundreds of decisions.
-// Torch is not needed: the policies run on the torch-free PolicyNetwork.
+// The policies run on the torch-free PolicyNetwork; libtorch only writes the checkpoint.
 
 #include "checkpoint.h"
 #include "dl2policy.h"
