@@ -307,9 +307,12 @@ private Q_SLOTS:
     {
         Agent agent(dir());
         // Raw garbage on the gRPC port: the agent drops the connection and keeps serving.
+        // (The HTTP/2 preface is followed by a bogus frame with embedded NULs, so its length
+        // comes from the array, not from strlen.)
+        static const char preface[] = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\xff\xff\xff\xff\x00\x01garbage";
         for (const QByteArray &junk :
              {QByteArray("GET / HTTP/1.1\r\nHost: x\r\n\r\n"),
-              QByteArray("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\xff\xff\xff\xff\x00\x01garbage", 40),
+              QByteArray(preface, sizeof preface - 1),
               QByteArray(4096, '\x07')}) {
             QTcpSocket s;
             s.connectToHost(QStringLiteral("127.0.0.1"), static_cast<quint16>(agent.port()));
