@@ -46,6 +46,24 @@ void writeCurves(const std::string &path, const std::vector<CurvePoint> &curve)
                         QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString());
 }
 
+void recordCurvePoint(TrainResult &result, const CurvePoint &p, const std::string &checkpointPath,
+                      const std::function<void()> &saveBest, const TrainProgress &progress,
+                      long long totalSteps)
+{
+    result.curve.push_back(p);
+    if (p.validationAvgJct >= 0) {
+        if (result.bestValidationAvgJct < 0 || p.validationAvgJct < result.bestValidationAvgJct) {
+            result.bestValidationAvgJct = p.validationAvgJct;
+            result.bestStep = p.step;
+            saveBest();
+        }
+        if (!checkpointPath.empty())
+            writeCurves(checkpointPath, result.curve);
+    }
+    if (progress)
+        progress(p.step, totalSteps, p);
+}
+
 namespace {
 
 double runParallel(const std::vector<std::uint64_t> &seeds, int threads,

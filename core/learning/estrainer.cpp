@@ -151,16 +151,11 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     {
-        const double jct =
-            evaluatePolicy(scenario, profiles, spec, init.parameters, o.validationSeeds, threads);
         CurvePoint p;
-        p.validationAvgJct = jct;
-        result.curve.push_back(p);
-        result.bestValidationAvgJct = jct;
-        result.bestStep = 0;
-        save(0, jct, base);
-        if (progress)
-            progress(0, o.steps, p);
+        p.validationAvgJct =
+            evaluatePolicy(scenario, profiles, spec, init.parameters, o.validationSeeds, threads);
+        recordCurvePoint(result, p, o.output, [&] { save(0, p.validationAvgJct, base); }, progress,
+                         o.steps);
     }
 
     std::uint64_t nextSeed = o.trainSeedBase;
@@ -244,21 +239,14 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
             for (double x : theta)
                 norm += x * x;
             p.trainLoss = std::sqrt(norm); // how far the head has moved
+            std::shared_ptr<const ParameterSet> current;
             if (validate) {
-                const auto current = moved(base, coords, theta);
+                current = moved(base, coords, theta);
                 p.validationAvgJct =
                     evaluatePolicy(scenario, profiles, spec, current, o.validationSeeds, threads);
-                if (p.validationAvgJct < result.bestValidationAvgJct) {
-                    result.bestValidationAvgJct = p.validationAvgJct;
-                    result.bestStep = step;
-                    save(step, p.validationAvgJct, *current);
-                }
             }
-            result.curve.push_back(p);
-            if (!o.output.empty() && validate)
-                writeCurves(o.output, result.curve);
-            if (progress)
-                progress(step, o.steps, p);
+            recordCurvePoint(result, p, o.output, [&] { save(step, p.validationAvgJct, *current); },
+                             progress, o.steps);
         }
     }
     if (!o.output.empty())

@@ -203,22 +203,14 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     bool advantageStdSet = false;
     CurvePoint acc;
     int accCount = 0;
-    bool saved = false;
 
     // Validation of the starting point (the SL policy) so RL never ships worse than it.
     {
-        const double jct =
-            evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
         CurvePoint p;
-        p.validationAvgJct = jct;
+        p.validationAvgJct =
+            evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
         p.seconds = seconds();
-        result.curve.push_back(p);
-        result.bestValidationAvgJct = jct;
-        result.bestStep = 0;
-        save(0, jct);
-        saved = true;
-        if (progress)
-            progress(0, o.steps, p);
+        recordCurvePoint(result, p, o.output, [&] { save(0, p.validationAvgJct); }, progress, o.steps);
     }
 
     for (long long step = 1; step <= o.steps; ++step) {
@@ -334,24 +326,13 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             p.reward = acc.reward / 20.0;
             acc = CurvePoint();
             accCount = 0;
-            if (validate) {
+            if (validate)
                 p.validationAvgJct =
                     evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
-                if (p.validationAvgJct < result.bestValidationAvgJct) {
-                    result.bestValidationAvgJct = p.validationAvgJct;
-                    result.bestStep = step;
-                    save(step, p.validationAvgJct);
-                }
-            }
-            result.curve.push_back(p);
-            if (!o.output.empty() && validate)
-                writeCurves(o.output, result.curve);
-            if (progress)
-                progress(step, o.steps, p);
+            recordCurvePoint(result, p, o.output, [&] { save(step, p.validationAvgJct); }, progress,
+                             o.steps);
         }
     }
-    if (!saved)
-        save(0, -1.0);
     if (!o.output.empty())
         writeCurves(o.output, result.curve);
     return result;

@@ -306,17 +306,10 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             p.seconds = seconds();
             if (result.secondsToTeacher5 < 0 && p.validationAvgJct <= 1.05 * result.teacherValidationAvgJct)
                 result.secondsToTeacher5 = p.seconds;
-            if (result.bestValidationAvgJct < 0 || p.validationAvgJct < result.bestValidationAvgJct) {
-                result.bestValidationAvgJct = p.validationAvgJct;
-                result.bestStep = step;
+            recordCurvePoint(result, p, o.output, [&] {
                 save(step, p.validationAvgJct);
                 saved = true;
-            }
-            result.curve.push_back(p);
-            if (!o.output.empty())
-                writeCurves(o.output, result.curve);
-            if (progress)
-                progress(step, o.steps, p);
+            }, progress, o.steps);
         } else if (progress && step % 10 == 0) {
             CurvePoint p;
             p.step = step;

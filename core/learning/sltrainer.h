@@ -59,8 +59,6 @@ struct SlOptions
     bool daggerTasks = false;
 };
 
-using TrainProgress = std::function<void(long long step, long long total, const CurvePoint &last)>;
-
 class SlTrainer
 {
 public:
