@@ -639,7 +639,7 @@ std::string formatTraceTime(double seconds)
     return buffer;
 }
 
-Allocation observedAllocation(double gpus, int maxPs, int maxWorkers)
+ObservedAllocation observedAllocation(double gpus, int maxPs, int maxWorkers)
 {
     // Whole GPUs, rounded up (a fractional GPU share still occupies a worker), at least one.
     const double whole = std::ceil(std::max(gpus, 0.0) - 1e-9);
@@ -721,7 +721,7 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
             type = members[rng.below(members.size())];
         }
         const ModelProfile &profile = profiles[type];
-        const Allocation a = observedAllocation(raw.gpus, options.maxPs, options.maxWorkers);
+        const ObservedAllocation a = observedAllocation(raw.gpus, options.maxPs, options.maxWorkers);
         const double speed = profile.speed ? profile.speed->speed(a.ps, a.workers) : 0.0;
         if (!(speed > 0) || !std::isfinite(speed))
             throw Error("profile '" + profile.name + "' has no positive speed at " +

@@ -90,11 +90,11 @@ ImportResult importTrace(const std::string &path, ImportFormat format,
 std::optional<double> parseTraceTime(std::string_view text);
 std::string formatTraceTime(double seconds); // "YYYY-MM-DD HH:MM:SS"
 
-struct Allocation
+struct ObservedAllocation
 {
     int ps = 0;
     int workers = 0;
 };
-Allocation observedAllocation(double gpus, int maxPs = 16, int maxWorkers = 16);
+ObservedAllocation observedAllocation(double gpus, int maxPs = 16, int maxWorkers = 16);
 
 } // namespace dl2

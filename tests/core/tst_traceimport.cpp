@@ -214,7 +214,7 @@ private Q_SLOTS:
             QVERIFY(!r.jobs.empty());
             for (size_t i = 0; i < r.jobs.size(); ++i) {
                 const ImportedJob &job = r.jobs[i];
-                const Allocation expected = observedAllocation(job.gpus);
+                const ObservedAllocation expected = observedAllocation(job.gpus);
                 QCOMPARE(job.ps, expected.ps);
                 QCOMPARE(job.workers, expected.workers);
                 Trace alone;
@@ -258,7 +258,7 @@ private Q_SLOTS:
         QFETCH(int, cap);
         QFETCH(int, ps);
         QFETCH(int, workers);
-        const Allocation a = observedAllocation(gpus, cap, cap);
+        const ObservedAllocation a = observedAllocation(gpus, cap, cap);
         QCOMPARE(a.ps, ps);
         QCOMPARE(a.workers, workers);
     }
