@@ -1,6 +1,9 @@
 #pragma once
 // The request side of the tests' fake Kubernetes API servers: pulls complete HTTP/1.1
-// requests (headers + Content-Length body) off a connection's buffer.
+// requests (headers + Content-Length body) off a connection's buffer. Also the resize
+// decision both Kubernetes tests send.
+
+#include "resizedecision.h"
 
 #include <QByteArray>
 #include <QJsonDocument>
@@ -69,6 +72,18 @@ inline QByteArray httpResponse(int code, const QJsonObject &body)
     return "HTTP/1.1 " + QByteArray::number(code) + ' ' + reason +
            "\r\nContent-Type: application/json\r\nContent-Length: " +
            QByteArray::number(payload.size()) + "\r\n\r\n" + payload;
+}
+
+inline ResizeDecision decision(const std::string &id, int slot, int job, Allocation from,
+                               Allocation to)
+{
+    ResizeDecision d;
+    d.id = id;
+    d.slot = slot;
+    d.job = job;
+    d.from = std::move(from);
+    d.to = std::move(to);
+    return d;
 }
 
 } // namespace dl2::test

@@ -17,6 +17,7 @@ using namespace dl2;
 namespace {
 
 using dl2::test::Request;
+using dl2::test::decision;
 using dl2::test::takeRequest;
 
 class FakeApiServer : public QObject
@@ -251,17 +252,6 @@ private:
     QHash<QByteArray, QJsonObject> m_pytorch, m_volcano;
     int m_rv = 100;
 };
-
-ResizeDecision decision(const std::string &id, int slot, int job, Allocation from, Allocation to)
-{
-    ResizeDecision d;
-    d.id = id;
-    d.slot = slot;
-    d.job = job;
-    d.from = std::move(from);
-    d.to = std::move(to);
-    return d;
-}
 
 std::map<int, KubernetesJobRef> jobMap()
 {

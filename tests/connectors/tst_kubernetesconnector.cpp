@@ -22,6 +22,7 @@ using namespace dl2;
 namespace {
 
 using dl2::test::Request;
+using dl2::test::decision;
 using dl2::test::takeRequest;
 
 QJsonObject json(const char *text)
@@ -410,17 +411,6 @@ private:
     QHash<QTcpSocket *, QByteArray> m_buffers;
     int m_rv = 100;
 };
-
-ResizeDecision decision(const std::string &id, int slot, int job, Allocation from, Allocation to)
-{
-    ResizeDecision d;
-    d.id = id;
-    d.slot = slot;
-    d.job = job;
-    d.from = std::move(from);
-    d.to = std::move(to);
-    return d;
-}
 
 const JobState *findJob(const ClusterView &v, int id, Allocation *target = nullptr)
 {
