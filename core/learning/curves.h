@@ -49,9 +49,9 @@ void writeCurves(const std::string &checkpointPath, const std::vector<CurvePoint
 // What every trainer does with a curve point: append it; if it is a validation point
 // (validationAvgJct >= 0) that beats result's best (or is the first), make it the best and
 // call `saveBest`, and rewrite the curves next to `checkpointPath` (if any); then report it.
-void recordCurvePoint(TrainResult &result, const CurvePoint &point, const std::string &checkpointPath,
-                      const std::function<void()> &saveBest, const TrainProgress &progress,
-                      long long totalSteps);
+void recordCurvePoint(TrainResult &result, const CurvePoint &point,
+                      const std::string &checkpointPath, const std::function<void()> &saveBest,
+                      const TrainProgress &progress, long long totalSteps);
 
 // Mean avg JCT of the greedy policy (or of a registered scheduler) on the scenario's traces
 // for `seeds`, on `threads` threads.

@@ -154,8 +154,8 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
         CurvePoint p;
         p.validationAvgJct =
             evaluatePolicy(scenario, profiles, spec, init.parameters, o.validationSeeds, threads);
-        recordCurvePoint(result, p, o.output, [&] { save(0, p.validationAvgJct, base); }, progress,
-                         o.steps);
+        recordCurvePoint(
+            result, p, o.output, [&] { save(0, p.validationAvgJct, base); }, progress, o.steps);
     }
 
     std::uint64_t nextSeed = o.trainSeedBase;
@@ -245,8 +245,9 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
                 p.validationAvgJct =
                     evaluatePolicy(scenario, profiles, spec, current, o.validationSeeds, threads);
             }
-            recordCurvePoint(result, p, o.output, [&] { save(step, p.validationAvgJct, *current); },
-                             progress, o.steps);
+            recordCurvePoint(
+                result, p, o.output, [&] { save(step, p.validationAvgJct, *current); }, progress,
+                o.steps);
         }
     }
     if (!o.output.empty())

@@ -210,7 +210,8 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
         p.validationAvgJct =
             evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
         p.seconds = seconds();
-        recordCurvePoint(result, p, o.output, [&] { save(0, p.validationAvgJct); }, progress, o.steps);
+        recordCurvePoint(
+            result, p, o.output, [&] { save(0, p.validationAvgJct); }, progress, o.steps);
     }
 
     for (long long step = 1; step <= o.steps; ++step) {
@@ -329,8 +330,8 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             if (validate)
                 p.validationAvgJct =
                     evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
-            recordCurvePoint(result, p, o.output, [&] { save(step, p.validationAvgJct); }, progress,
-                             o.steps);
+            recordCurvePoint(
+                result, p, o.output, [&] { save(step, p.validationAvgJct); }, progress, o.steps);
         }
     }
     if (!o.output.empty())

@@ -306,10 +306,13 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             p.seconds = seconds();
             if (result.secondsToTeacher5 < 0 && p.validationAvgJct <= 1.05 * result.teacherValidationAvgJct)
                 result.secondsToTeacher5 = p.seconds;
-            recordCurvePoint(result, p, o.output, [&] {
-                save(step, p.validationAvgJct);
-                saved = true;
-            }, progress, o.steps);
+            recordCurvePoint(
+                result, p, o.output,
+                [&] {
+                    save(step, p.validationAvgJct);
+                    saved = true;
+                },
+                progress, o.steps);
         } else if (progress && step % 10 == 0) {
             CurvePoint p;
             p.step = step;
