@@ -23,6 +23,9 @@ namespace dl2 {
 namespace {
 
 const char *kLastDecision = "dl2.io/last-decision";
+// Every write asks the API server to refuse fields its schema does not know instead of
+// silently dropping them (Kubernetes >= 1.25; older servers ignore the parameter).
+const std::string kStrict = "?fieldValidation=Strict";
 const char *kLastSlot = "dl2.io/last-decision-slot";
 
 QJsonObject parseObject(const QByteArray &body)
@@ -119,6 +122,24 @@ KubernetesApplier::Reply KubernetesApplier::send(const QByteArray &method, const
         m_print(text.toStdString());
         return {200, {}, {}};
     }
+    Reply r = m_transport ? m_transport(method, path, contentType, body)
+                          : sendHttp(method, url, contentType, body);
+    if (mutating)
+        ++m_sent;
+    if (r.status == 0)
+        throw Error("Kubernetes API at " + m_options.apiServer +
+                    " unreachable: " + r.error.toStdString());
+    if (r.status == 401 || r.status == 403)
+        throw Error("Kubernetes API rejected the credentials (" + std::to_string(r.status) +
+                    (r.status == 401 ? " Unauthorized" : " Forbidden") +
+                    "): " + serverMessage(r.body));
+    return r;
+}
+
+KubernetesApplier::Reply KubernetesApplier::sendHttp(const QByteArray &method, const QUrl &url,
+                                                     const QByteArray &contentType,
+                                                     const QByteArray &body)
+{
     QNetworkRequest request(url);
     std::string token = m_options.token;
     if (!m_options.tokenFile.empty()) {
@@ -162,21 +183,12 @@ KubernetesApplier::Reply KubernetesApplier::send(const QByteArray &method, const
     QObject::connect(reply, &QNetworkReply::finished, &loop, &QEventLoop::quit);
     QTimer::singleShot(m_options.timeoutMs + 1000, &loop, &QEventLoop::quit); // bound
     loop.exec();
-    if (mutating)
-        ++m_sent;
     Reply r;
     r.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
     r.body = reply->isFinished() ? reply->readAll() : QByteArray();
     r.error = reply->isFinished() ? reply->errorString() : QStringLiteral("timed out");
     reply->abort();
     reply->deleteLater();
-    if (r.status == 0)
-        throw Error("Kubernetes API at " + m_options.apiServer +
-                    " unreachable: " + r.error.toStdString());
-    if (r.status == 401 || r.status == 403)
-        throw Error("Kubernetes API rejected the credentials (" + std::to_string(r.status) +
-                    (r.status == 401 ? " Unauthorized" : " Forbidden") +
-                    "): " + serverMessage(r.body));
     return r;
 }
 
@@ -263,7 +275,7 @@ Acknowledgment KubernetesApplier::applyPyTorch(const ResizeDecision &d, const Ku
             {QStringLiteral("kind"), QStringLiteral("Scale")},
             {QStringLiteral("metadata"), metadata},
             {QStringLiteral("spec"), QJsonObject{{QStringLiteral("replicas"), d.to.workers}}}};
-        r = send("PUT", base + "/scale", "application/json", compact(scale), true);
+        r = send("PUT", base + "/scale" + kStrict, "application/json", compact(scale), true);
         if (r.status == 200 || r.status == 201)
             scaled = true;
         else if (r.status != 409)
@@ -276,7 +288,7 @@ Acknowledgment KubernetesApplier::applyPyTorch(const ResizeDecision &d, const Ku
         {QString::fromLatin1(kLastDecision), QString::fromStdString(d.id)},
         {QString::fromLatin1(kLastSlot), QString::number(d.slot)}};
     const Reply r =
-        send("PATCH", base, "application/merge-patch+json",
+        send("PATCH", base + kStrict, "application/merge-patch+json",
              compact(QJsonObject{{QStringLiteral("metadata"),
                                   QJsonObject{{QStringLiteral("annotations"), annotations}}}}),
              true);
@@ -327,10 +339,20 @@ Acknowledgment KubernetesApplier::applyVolcano(const ResizeDecision &d, const Ku
                                    {QStringLiteral("path"), path},
                                    {QStringLiteral("value"), value}});
         };
-        replace(QStringLiteral("/spec/tasks/%1/replicas").arg(workerIndex), d.to.workers);
+        // Volcano's admission webhook refuses a task whose minAvailable exceeds its replicas
+        // (and its mutating webhook sets minAvailable = replicas when a job is created), so a
+        // scale-down lowers the task's minAvailable with it.
+        auto replicas = [&](int index, int value) {
+            replace(QStringLiteral("/spec/tasks/%1/replicas").arg(index), value);
+            const QJsonObject task = tasks[index].toObject();
+            if (task.contains(QStringLiteral("minAvailable")) &&
+                task.value(QStringLiteral("minAvailable")).toInt() > value)
+                replace(QStringLiteral("/spec/tasks/%1/minAvailable").arg(index), value);
+        };
+        replicas(workerIndex, d.to.workers);
         int total = d.to.workers;
         if (psIndex >= 0) {
-            replace(QStringLiteral("/spec/tasks/%1/replicas").arg(psIndex), d.to.ps);
+            replicas(psIndex, d.to.ps);
             total += d.to.ps;
         }
         if (spec.value(QStringLiteral("minAvailable")).toInt(0) > total)
@@ -341,7 +363,8 @@ Acknowledgment KubernetesApplier::applyVolcano(const ResizeDecision &d, const Ku
         ops.append(QJsonObject{{QStringLiteral("op"), QStringLiteral("add")},
                                {QStringLiteral("path"), QStringLiteral("/metadata/annotations")},
                                {QStringLiteral("value"), annotations}});
-        const Reply r = send("PATCH", base, "application/json-patch+json", compact(ops), true);
+        const Reply r =
+            send("PATCH", base + kStrict, "application/json-patch+json", compact(ops), true);
         if (r.status == 200)
             return {d.id, Acknowledgment::Status::Applied,
                     m_options.dryRun ? "dry run: not sent" : "", d.slot};
@@ -388,7 +411,8 @@ Acknowledgment KubernetesApplier::applyTfJob(const ResizeDecision &d, const Kube
                               {QString::fromLatin1(kLastSlot), QString::number(d.slot)}}}}},
             {QStringLiteral("spec"),
              QJsonObject{{QStringLiteral("tfReplicaSpecs"), replicaSpecs}}}};
-        const Reply r = send("PATCH", base, "application/merge-patch+json", compact(patch), true);
+        const Reply r =
+            send("PATCH", base + kStrict, "application/merge-patch+json", compact(patch), true);
         if (r.status == 200) {
             Acknowledgment a{d.id, Acknowledgment::Status::Applied,
                              "TFJob has no live resize: replica counts patched, the PS/worker "

@@ -4,15 +4,18 @@
 //    (GET .../pytorchjobs/NAME/scale, PUT it back with the resourceVersion; 409 -> re-read and
 //    retry), within spec.elasticPolicy min/maxReplicas; a PS change is reported, not applied.
 //  - Volcano Job (batch.volcano.sh/v1alpha1): JSON patch of spec.tasks[i].replicas for the PS
-//    and worker tasks (and minAvailable when it would exceed the new total), guarded by a
-//    "test" of metadata.resourceVersion (409 -> re-read and retry).
+//    and worker tasks (and the task's minAvailable, and the job's, when it would exceed the new
+//    replicas), guarded by a "test" of metadata.resourceVersion (409 -> re-read and retry).
 //  - TFJob (kubeflow.org/v1): merge patch of spec.tfReplicaSpecs.{PS,Worker}.replicas carrying
 //    metadata.resourceVersion (409 -> re-read and retry). TFJob has no live resize: the
 //    acknowledgment says that the PS/worker pods restart to pick the new counts up.
 // Idempotent by decision id: the object's annotations dl2.io/last-decision and
 // dl2.io/last-decision-slot record what was applied; an id already applied, or older than the
 // last applied slot, is acknowledged as Duplicate. 404 / 422 -> Invalid with the server's
-// message (404 as "job gone"); 401/403 -> dl2::Error (credentials). --dry-run performs the reads
+// message (404 as "job gone"); 401/403 -> dl2::Error (credentials). Every write carries
+// ?fieldValidation=Strict: a field the server's schema does not know is refused, not dropped.
+// The request bodies are checked against the published CRD schemas in the tests
+// (tests/connectors/fixtures/kubernetes-schemas.json). --dry-run performs the reads
 // and prints the exact mutating requests instead of sending them. Not a full ClusterConnector:
 // KubernetesConnector (kubernetesconnector.h) builds snapshots and events on top of it. Not
 // thread-safe; the object and its calls belong to one thread.
@@ -29,6 +32,7 @@
 #include <string>
 
 class QNetworkAccessManager;
+class QUrl;
 
 namespace dl2 {
 
@@ -92,10 +96,18 @@ public:
     // dl2::Error); path starts with "/".
     Reply get(const std::string &path) { return send("GET", path); }
 
+    // Replaces HTTP with a function (fuzzing, tests): it receives method, path (with its
+    // query), content type and body, and answers; the error rules above still apply.
+    using Transport = std::function<Reply(const QByteArray &method, const std::string &path,
+                                          const QByteArray &contentType, const QByteArray &body)>;
+    void setTransport(Transport transport) { m_transport = std::move(transport); }
+
 private:
     Reply send(const QByteArray &method, const std::string &path,
                const QByteArray &contentType = {}, const QByteArray &body = {},
                bool mutating = false);
+    Reply sendHttp(const QByteArray &method, const QUrl &url, const QByteArray &contentType,
+                   const QByteArray &body);
     Acknowledgment applyPyTorch(const ResizeDecision &d, const KubernetesJobRef &ref);
     Acknowledgment applyVolcano(const ResizeDecision &d, const KubernetesJobRef &ref);
     Acknowledgment applyTfJob(const ResizeDecision &d, const KubernetesJobRef &ref);
@@ -112,6 +124,7 @@ private:
     std::map<int, KubernetesJobRef> m_jobs;
     std::unique_ptr<QNetworkAccessManager> m_network;
     std::function<void(const std::string &)> m_print;
+    Transport m_transport;
     int m_sent = 0;
 };
 

@@ -1,9 +1,12 @@
 // KubernetesConnector against a local fake API server (QTcpServer on 127.0.0.1, HTTP/1.1, in
 // its own thread because the connector blocks its callers): snapshot from fake nodes, pods
-// and jobs; events from successive reads; apply with 409-then-success, 404, 401, 422, a
-// repeated decision id, TFJob, --dry-run; kubeconfig and in-cluster credentials.
+// and jobs; events from successive reads; apply with 409-then-success, 404, 401, a webhook
+// refusal, a repeated decision id, TFJob, --dry-run; kubeconfig and in-cluster credentials.
+// Every write is validated against the published CRD schemas (kubeschema.h).
 #include "error.h"
+#include "fakehttp.h"
 #include "kubernetesconnector.h"
+#include "kubeschema.h"
 
 #include <QDir>
 #include <QJsonArray>
@@ -12,8 +15,6 @@
 #include <QTcpServer>
 #include <QTcpSocket>
 #include <QTemporaryDir>
-#include "fakehttp.h"
-
 #include <QTest>
 #include <QThread>
 
@@ -21,8 +22,9 @@ using namespace dl2;
 
 namespace {
 
-using dl2::test::Request;
 using dl2::test::decision;
+using dl2::test::FakeResource;
+using dl2::test::Request;
 using dl2::test::takeRequest;
 
 QJsonObject json(const char *text)
@@ -96,7 +98,7 @@ public:
         pytorch.clear();
         tf.clear();
         volcano.clear();
-        pytorch[QByteArrayLiteral("resnet-1")] = json(R"({
+        pytorch[QByteArrayLiteral("resnet-1")] = resource("PyTorchJob", R"({
             "apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
             "metadata": {"name": "resnet-1", "namespace": "ml", "resourceVersion": "100",
                          "creationTimestamp": "2024-01-01T00:00:00Z",
@@ -105,20 +107,21 @@ public:
             "spec": {"elasticPolicy": {"minReplicas": 1, "maxReplicas": 8},
                      "pytorchReplicaSpecs": {"Worker": {"replicas": 2}}},
             "status": {"conditions": [{"type": "Running", "status": "True"}]}})");
-        pytorch[QByteArrayLiteral("adhoc-3")] = json(R"({
+        pytorch[QByteArrayLiteral("adhoc-3")] = resource("PyTorchJob", R"({
             "kind": "PyTorchJob", "metadata": {"name": "adhoc-3", "namespace": "ml", "resourceVersion": "100"},
             "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 1}}}})");
-        tf[QByteArrayLiteral("lm-4")] = json(R"({
+        tf[QByteArrayLiteral("lm-4")] = resource("TFJob", R"({
             "kind": "TFJob", "metadata": {"name": "lm-4", "namespace": "ml", "resourceVersion": "100",
                 "creationTimestamp": "2024-01-01T01:00:00Z", "annotations": {"dl2.io/job-id": "4"},
                 "labels": {"dl2.io/model": "wlm"}},
             "spec": {"tfReplicaSpecs": {"PS": {"replicas": 1}, "Worker": {"replicas": 1}}}})");
-        volcano[QByteArrayLiteral("vgg-2")] = json(R"({
+        volcano[QByteArrayLiteral("vgg-2")] = resource("VolcanoJob", R"({
             "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": "vgg-2", "namespace": "ml", "resourceVersion": "100",
                          "creationTimestamp": "2024-01-01T00:30:00Z",
                          "annotations": {"team": "vision", "dl2.io/model": "vgg-16", "dl2.io/job-id": "2"}},
-            "spec": {"minAvailable": 3, "tasks": [{"name": "ps", "replicas": 1}, {"name": "worker", "replicas": 2}]},
+            "spec": {"minAvailable": 3, "tasks": [{"name": "ps", "replicas": 1, "minAvailable": 1},
+                                                  {"name": "worker", "replicas": 2, "minAvailable": 2}]},
             "status": {"state": {"phase": "Running"}}})");
     }
     template <typename F> auto locked(F f)
@@ -140,9 +143,81 @@ public:
     bool tfInstalled = true;
     std::vector<Request> requests;
     QJsonArray nodes, pods;
-    QHash<QByteArray, QJsonObject> pytorch, tf, volcano;
+    QHash<QByteArray, FakeResource> pytorch, tf, volcano;
+    // What the schemas refused or pruned, and what a stored object itself violates.
+    QStringList schemaProblems()
+    {
+        QMutexLocker lock(&m_lock);
+        QStringList out;
+        for (const auto *objects : {&pytorch, &tf, &volcano})
+            for (const auto &r : *objects) {
+                out << r.schemaRejections << r.pruned;
+                for (const auto &v : r.selfCheck())
+                    out << v.message;
+            }
+        return out;
+    }
 
 private:
+    // A stored job as the API server holds it: pod templates (the operators require
+    // containers) added to every replica spec / task; Volcano jobs behind Volcano's admission
+    // webhook plus a queue limit of 100 replicas per task.
+    static FakeResource resource(const char *definition, const char *text)
+    {
+        QJsonObject job = json(text);
+        QJsonObject spec = job[QStringLiteral("spec")].toObject();
+        const QJsonObject pod{
+            {QStringLiteral("spec"),
+             QJsonObject{{QStringLiteral("containers"),
+                          QJsonArray{QJsonObject{
+                              {QStringLiteral("name"), QStringLiteral("main")},
+                              {QStringLiteral("image"), QStringLiteral("trainer:1")}}}}}}};
+        const QString def = QString::fromLatin1(definition);
+        if (def == QLatin1String("VolcanoJob")) {
+            QJsonArray tasks = spec[QStringLiteral("tasks")].toArray();
+            for (auto t : tasks) {
+                QJsonObject task = t.toObject();
+                task.insert(QStringLiteral("template"), pod);
+                t = task;
+            }
+            spec.insert(QStringLiteral("tasks"), tasks);
+        } else {
+            const QString key = def == QLatin1String("TFJob")
+                                    ? QStringLiteral("tfReplicaSpecs")
+                                    : QStringLiteral("pytorchReplicaSpecs");
+            QJsonObject specs = spec[key].toObject();
+            for (auto it = specs.begin(); it != specs.end(); ++it) {
+                QJsonObject replica = it.value().toObject();
+                replica.insert(QStringLiteral("template"), pod);
+                it.value() = replica;
+            }
+            spec.insert(key, specs);
+        }
+        job.insert(QStringLiteral("spec"), spec);
+        FakeResource r(def,
+                       def == QLatin1String("VolcanoJob") ? QStringLiteral("jobs.batch.volcano.sh")
+                       : def == QLatin1String("TFJob")    ? QStringLiteral("tfjobs.kubeflow.org")
+                                                       : QStringLiteral("pytorchjobs.kubeflow.org"),
+                       job);
+        if (def == QLatin1String("VolcanoJob")) {
+            r.webhookName = QStringLiteral("validatejob.volcano.sh");
+            r.admission = [](const QJsonObject &before, const QJsonObject &after) {
+                if (QString why = dl2::test::volcanoUpdateAdmission(before, after); !why.isEmpty())
+                    return why;
+                const QJsonArray tasks =
+                    after[QStringLiteral("spec")].toObject()[QStringLiteral("tasks")].toArray();
+                for (qsizetype i = 0; i < tasks.size(); ++i)
+                    if (const int n = tasks[i].toObject()[QStringLiteral("replicas")].toInt();
+                        n > 100)
+                        return QStringLiteral("spec.tasks[%1].replicas: Invalid value: %2: exceeds "
+                                              "the queue's capability of 100")
+                            .arg(i)
+                            .arg(n);
+                return QString();
+            };
+        }
+        return r;
+    }
     static QJsonObject pod(const char *name, const char *jobLabel, const char *job,
                            const char *role, const char *node, const char *phase, const char *owner)
     {
@@ -202,18 +277,12 @@ private:
     {
         return {{QStringLiteral("kind"), QStringLiteral("List")}, {QStringLiteral("items"), a}};
     }
-    static QJsonArray values(const QHash<QByteArray, QJsonObject> &h)
+    static QJsonArray values(const QHash<QByteArray, FakeResource> &h)
     {
         QJsonArray a;
         for (const auto &v : h)
-            a.append(v);
+            a.append(v.object);
         return a;
-    }
-    static QString rvOf(const QJsonObject &o)
-    {
-        return o[QStringLiteral("metadata")]
-            .toObject()[QStringLiteral("resourceVersion")]
-            .toString();
     }
     void bump(QJsonObject &o)
     {
@@ -230,19 +299,6 @@ private:
         reply(s, 409, status(409, QStringLiteral("the object has been modified")));
         return true;
     }
-    static void merge(QJsonObject &into, const QJsonObject &patch)
-    {
-        for (auto it = patch.begin(); it != patch.end(); ++it) {
-            if (it.value().isObject() && into.value(it.key()).isObject()) {
-                QJsonObject child = into.value(it.key()).toObject();
-                merge(child, it.value().toObject());
-                into.insert(it.key(), child);
-            } else {
-                into.insert(it.key(), it.value());
-            }
-        }
-    }
-
     void route(QTcpSocket *s, const Request &r)
     {
         const QByteArray path =
@@ -281,10 +337,12 @@ private:
         static const QByteArray pt = "/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/";
         static const QByteArray tfp = "/apis/kubeflow.org/v1/namespaces/ml/tfjobs/";
         static const QByteArray vc = "/apis/batch.volcano.sh/v1alpha1/namespaces/ml/jobs/";
+        const bool strict = dl2::test::hasQueryParameter(r.path, "fieldValidation=Strict");
         auto notFound = [&](const QByteArray &name) {
             reply(s, 404,
                   status(404, QStringLiteral("\"%1\" not found").arg(QString::fromLatin1(name))));
         };
+        auto answer = [&](const dl2::test::ApiReply &a) { reply(s, a.status, a.body); };
         if (path.startsWith(pt)) {
             QByteArray name = path.mid(pt.size());
             const bool scale = name.endsWith("/scale");
@@ -292,114 +350,37 @@ private:
                 name.chop(6);
             if (!pytorch.contains(name))
                 return notFound(name);
-            QJsonObject &job = pytorch[name];
-            QJsonObject spec = job[QStringLiteral("spec")].toObject();
-            const int workers = spec[QStringLiteral("pytorchReplicaSpecs")]
-                                    .toObject()[QStringLiteral("Worker")]
-                                    .toObject()[QStringLiteral("replicas")]
-                                    .toInt();
-            if (r.method == "GET" && !scale)
-                return reply(s, 200, job);
+            FakeResource &job = pytorch[name];
             if (r.method == "GET")
-                return reply(
-                    s, 200,
-                    QJsonObject{{QStringLiteral("kind"), QStringLiteral("Scale")},
-                                {QStringLiteral("metadata"),
-                                 QJsonObject{{QStringLiteral("resourceVersion"), rvOf(job)}}},
-                                {QStringLiteral("spec"),
-                                 QJsonObject{{QStringLiteral("replicas"), workers}}}});
-            if (r.method == "PUT" && scale) {
-                if (conflict(s, job))
-                    return;
-                const QJsonObject body = QJsonDocument::fromJson(r.body).object();
-                if (rvOf(body) != rvOf(job))
-                    return reply(s, 409,
-                                 status(409, QStringLiteral("the object has been modified")));
-                merge(job,
-                      QJsonObject{
-                          {QStringLiteral("spec"),
-                           QJsonObject{{QStringLiteral("pytorchReplicaSpecs"),
-                                        QJsonObject{{QStringLiteral("Worker"),
-                                                     QJsonObject{{QStringLiteral("replicas"),
-                                                                  body[QStringLiteral("spec")]
-                                                                      .toObject()[QStringLiteral(
-                                                                          "replicas")]}}}}}}}});
-                bump(job);
-                return reply(s, 200, body);
-            }
-            if (r.method == "PATCH" && r.contentType == "application/merge-patch+json") {
-                merge(job, QJsonDocument::fromJson(r.body).object());
-                bump(job);
-                return reply(s, 200, job);
-            }
-            return reply(s, 422, status(422, QStringLiteral("unsupported request")));
+                return scale ? answer(job.getScale()) : reply(s, 200, job.object);
+            if (r.method == "PUT" && scale)
+                return conflict(s, job.object) ? void()
+                                               : answer(job.putScale(r.body, strict, &m_rv));
+            if (r.method == "PATCH" && r.contentType == "application/merge-patch+json")
+                return answer(job.mergePatch(r.body, strict, &m_rv));
+            return reply(s, 415, status(415, QStringLiteral("unsupported request")));
         }
         if (path.startsWith(tfp)) {
             const QByteArray name = path.mid(tfp.size());
             if (!tf.contains(name))
                 return notFound(name);
-            QJsonObject &job = tf[name];
+            FakeResource &job = tf[name];
             if (r.method == "GET")
-                return reply(s, 200, job);
+                return reply(s, 200, job.object);
             if (r.method != "PATCH" || r.contentType != "application/merge-patch+json")
-                return reply(s, 422, status(422, QStringLiteral("unsupported request")));
-            if (conflict(s, job))
-                return;
-            const QJsonObject patch = QJsonDocument::fromJson(r.body).object();
-            if (rvOf(patch) != rvOf(job))
-                return reply(s, 409, status(409, QStringLiteral("the object has been modified")));
-            merge(job, patch);
-            bump(job);
-            return reply(s, 200, job);
+                return reply(s, 415, status(415, QStringLiteral("unsupported request")));
+            return conflict(s, job.object) ? void() : answer(job.mergePatch(r.body, strict, &m_rv));
         }
         if (path.startsWith(vc)) {
             const QByteArray name = path.mid(vc.size());
             if (!volcano.contains(name))
                 return notFound(name);
-            QJsonObject &job = volcano[name];
+            FakeResource &job = volcano[name];
             if (r.method == "GET")
-                return reply(s, 200, job);
-            if (conflict(s, job))
-                return;
-            QJsonObject next = job;
-            for (const auto &v : QJsonDocument::fromJson(r.body).array()) {
-                const QJsonObject op = v.toObject();
-                const QString p = op[QStringLiteral("path")].toString();
-                const QString kind = op[QStringLiteral("op")].toString();
-                if (kind == QLatin1String("test")) {
-                    if (op[QStringLiteral("value")].toString() != rvOf(job))
-                        return reply(s, 409,
-                                     status(409, QStringLiteral("the object has been modified")));
-                } else if (p.endsWith(QLatin1String("/replicas"))) {
-                    const int i = p.section(QLatin1Char('/'), 3, 3).toInt();
-                    const int value = op[QStringLiteral("value")].toInt(-1);
-                    if (value > 100)
-                        return reply(
-                            s, 422,
-                            status(422, QStringLiteral("Job.batch.volcano.sh \"vgg-2\" is invalid: "
-                                                       "spec.tasks[%1].replicas: Invalid value: %2")
-                                            .arg(i)
-                                            .arg(value)));
-                    QJsonObject spec = next[QStringLiteral("spec")].toObject();
-                    QJsonArray tasks = spec[QStringLiteral("tasks")].toArray();
-                    QJsonObject t = tasks.at(i).toObject();
-                    t.insert(QStringLiteral("replicas"), value);
-                    tasks.replace(i, t);
-                    spec.insert(QStringLiteral("tasks"), tasks);
-                    next.insert(QStringLiteral("spec"), spec);
-                } else if (p == QLatin1String("/spec/minAvailable")) {
-                    merge(next, QJsonObject{{QStringLiteral("spec"),
-                                             QJsonObject{{QStringLiteral("minAvailable"),
-                                                          op[QStringLiteral("value")]}}}});
-                } else if (p == QLatin1String("/metadata/annotations")) {
-                    QJsonObject md = next[QStringLiteral("metadata")].toObject();
-                    md.insert(QStringLiteral("annotations"), op[QStringLiteral("value")]);
-                    next.insert(QStringLiteral("metadata"), md);
-                }
-            }
-            job = next;
-            bump(job);
-            return reply(s, 200, job);
+                return reply(s, 200, job.object);
+            if (r.method != "PATCH" || r.contentType != "application/json-patch+json")
+                return reply(s, 415, status(415, QStringLiteral("unsupported request")));
+            return conflict(s, job.object) ? void() : answer(job.jsonPatch(r.body, strict, &m_rv));
         }
         reply(s, 404, status(404, QStringLiteral("not found")));
     }
@@ -465,6 +446,12 @@ private:
 
 private Q_SLOTS:
     void init() { m_api.reset(); }
+    // Every write the connector made was valid for the published schemas (strict).
+    void cleanup()
+    {
+        const QStringList problems = m_api.schemaProblems();
+        QVERIFY2(problems.isEmpty(), qPrintable(problems.join(QLatin1Char('\n'))));
+    }
 
     void snapshotFromNodesPodsAndJobs()
     {
@@ -528,10 +515,10 @@ private Q_SLOTS:
             QCOMPARE(e.kind, ClusterEvent::Kind::Arrival);
         const std::int64_t last = events.back().seq;
         m_api.locked([&] {
-            QJsonObject &vgg = m_api.volcano[QByteArrayLiteral("vgg-2")];
+            QJsonObject &vgg = m_api.volcano[QByteArrayLiteral("vgg-2")].object;
             vgg.insert(QStringLiteral("status"), json(R"({"state": {"phase": "Completed",
                 "lastTransitionTime": "2024-01-02T00:00:00Z"}})"));
-            QJsonObject &resnet = m_api.pytorch[QByteArrayLiteral("resnet-1")];
+            QJsonObject &resnet = m_api.pytorch[QByteArrayLiteral("resnet-1")].object;
             QJsonObject md = resnet[QStringLiteral("metadata")].toObject();
             QJsonObject ann = md[QStringLiteral("annotations")].toObject();
             ann.insert(QStringLiteral("dl2.io/done-epochs"), QStringLiteral("12.5"));
@@ -569,8 +556,8 @@ private Q_SLOTS:
             return 0;
         });
         QCOMPARE(puts, 2); // 409, then success
-        QCOMPARE(annotationSlot(
-                     m_api.locked([&] { return m_api.pytorch[QByteArrayLiteral("resnet-1")]; })),
+        QCOMPARE(annotationSlot(m_api.locked(
+                     [&] { return m_api.pytorch[QByteArrayLiteral("resnet-1")].object; })),
                  9);
         QCOMPARE(k->snapshot().targets.size(), size_t(3));
         Allocation target;
@@ -609,14 +596,16 @@ private Q_SLOTS:
                                     decision("run/9/77", 9, 77, {1, 1, {}}, {2, 3, {}})});
         QCOMPARE(acks[0].status, Acknowledgment::Status::Invalid);
         QVERIFY2(acks[0].message.rfind("job gone", 0) == 0, acks[0].message.c_str());
-        QCOMPARE(acks[1].status, Acknowledgment::Status::Invalid); // 422 with the API's message
+        QCOMPARE(acks[1].status,
+                 Acknowledgment::Status::Invalid); // refused, with the API's message
         QVERIFY2(acks[1].message.find("spec.tasks[1].replicas: Invalid value: 200") !=
                      std::string::npos,
                  acks[1].message.c_str());
         QVERIFY2(acks[2].status == Acknowledgment::Status::Applied, acks[2].message.c_str());
         QVERIFY2(acks[2].message.find("no live resize") != std::string::npos,
                  acks[2].message.c_str());
-        const QJsonObject lm = m_api.locked([&] { return m_api.tf[QByteArrayLiteral("lm-4")]; });
+        const QJsonObject lm =
+            m_api.locked([&] { return m_api.tf[QByteArrayLiteral("lm-4")].object; });
         const QJsonObject specs =
             lm[QStringLiteral("spec")].toObject()[QStringLiteral("tfReplicaSpecs")].toObject();
         QCOMPARE(specs[QStringLiteral("PS")].toObject()[QStringLiteral("replicas")].toInt(), 2);
@@ -661,12 +650,13 @@ private Q_SLOTS:
         QVERIFY(m_api.locked([&] { return m_api.requests.size(); }) > 0); // reads happened
         std::lock_guard g(lock);
         QVERIFY2(printed.find("PUT " + m_api.url() +
-                              "/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/resnet-1/scale\n") !=
-                     std::string::npos,
+                              "/apis/kubeflow.org/v1/namespaces/ml/pytorchjobs/resnet-1/"
+                              "scale?fieldValidation=Strict\n") != std::string::npos,
                  printed.c_str());
         QVERIFY(printed.find(R"("spec":{"replicas":4})") != std::string::npos);
-        QVERIFY(printed.find("PATCH " + m_api.url() +
-                             "/apis/kubeflow.org/v1/namespaces/ml/tfjobs/lm-4\n") !=
+        QVERIFY(printed.find(
+                    "PATCH " + m_api.url() +
+                    "/apis/kubeflow.org/v1/namespaces/ml/tfjobs/lm-4?fieldValidation=Strict\n") !=
                 std::string::npos);
         QVERIFY(printed.find("Authorization: Bearer <redacted>") != std::string::npos);
         QVERIFY(printed.find("good") == std::string::npos);
