@@ -240,13 +240,39 @@ struct KubernetesConnector::Impl
 
 KubernetesClusterState KubernetesConnector::Impl::read()
 {
-    KubernetesClusterState s;
     const std::string scope = options.ns.empty() ? std::string() : "/namespaces/" + options.ns;
+    KubernetesLists lists;
+    lists.nodes = list("/api/v1/nodes", "nodes", false);
+    lists.pytorchJobs = list("/apis/kubeflow.org/v1" + scope + "/pytorchjobs", "PyTorchJobs", true);
+    lists.tfJobs = list("/apis/kubeflow.org/v1" + scope + "/tfjobs", "TFJobs", true);
+    lists.volcanoJobs =
+        list("/apis/batch.volcano.sh/v1alpha1" + scope + "/jobs", "Volcano jobs", true);
+    lists.kubeflowPods = list(
+        "/api/v1" + scope + "/pods?labelSelector=training.kubeflow.org/job-name", "pods", false);
+    lists.volcanoPods =
+        list("/api/v1" + scope + "/pods?labelSelector=volcano.sh/job-name", "pods", false);
+    KubernetesClusterState s = parseClusterState(lists, profiles, options.slotSeconds, slotNow());
+    jobRefs.clear();
+    for (const auto &job : s.jobs)
+        if (!job.failed)
+            jobRefs[job.state.id] = job.ref;
+    for (const auto &line : s.unmanaged) {
+        const std::string key = line.substr(0, line.find(": "));
+        if (reportedUnmanaged.insert(key).second)
+            qCInfo(lcKube, "not managing %s", line.c_str());
+    }
+    applier->setJobs(jobRefs);
+    return s;
+}
+
+KubernetesClusterState parseClusterState(const KubernetesLists &lists, const ProfileSet &profiles,
+                                         double slotSeconds, int nowSlot)
+{
+    KubernetesClusterState s;
 
     // Nodes.
     std::map<QString, int> nodeIndex;
-    const QJsonArray nodes =
-        list("/api/v1/nodes", "nodes", false).value(QStringLiteral("items")).toArray();
+    const QJsonArray nodes = lists.nodes.value(QStringLiteral("items")).toArray();
     for (const auto &v : nodes) {
         const QJsonObject n = v.toObject();
         const QJsonObject alloc = obj(obj(n, "status"), "allocatable");
@@ -273,8 +299,8 @@ KubernetesClusterState KubernetesConnector::Impl::read()
         bool hasPs = false;
     };
     std::map<std::string, Raw> raws; // by jobKey
-    auto collect = [&](Kind kind, const std::string &path, const char *what) {
-        for (const auto &v : list(path, what, true).value(QStringLiteral("items")).toArray()) {
+    auto collect = [&](Kind kind, const QJsonObject &list) {
+        for (const auto &v : list.value(QStringLiteral("items")).toArray()) {
             const QJsonObject o = v.toObject();
             const QJsonObject md = obj(o, "metadata"), spec = obj(o, "spec"),
                               status = obj(o, "status");
@@ -328,15 +354,14 @@ KubernetesClusterState KubernetesConnector::Impl::read()
             raws[jobKey(kind, str(md, "namespace"), str(md, "name"))] = std::move(r);
         }
     };
-    collect(Kind::PyTorchJob, "/apis/kubeflow.org/v1" + scope + "/pytorchjobs", "PyTorchJobs");
-    collect(Kind::TFJob, "/apis/kubeflow.org/v1" + scope + "/tfjobs", "TFJobs");
-    collect(Kind::VolcanoJob, "/apis/batch.volcano.sh/v1alpha1" + scope + "/jobs", "Volcano jobs");
+    collect(Kind::PyTorchJob, lists.pytorchJobs);
+    collect(Kind::TFJob, lists.tfJobs);
+    collect(Kind::VolcanoJob, lists.volcanoJobs);
 
     // Training pods -> node usage, and running workers/PSs with their placement.
     std::map<QString, std::pair<long long, long long>> nodeRequests;
-    auto pods = [&](const char *selector, bool volcano) {
-        const std::string path = "/api/v1" + scope + "/pods?labelSelector=" + std::string(selector);
-        for (const auto &v : list(path, "pods", false).value(QStringLiteral("items")).toArray()) {
+    auto pods = [&](const QJsonObject &list, bool volcano) {
+        for (const auto &v : list.value(QStringLiteral("items")).toArray()) {
             const QJsonObject p = v.toObject();
             const QJsonObject md = obj(p, "metadata"), labels = obj(md, "labels");
             const QString phase = str(obj(p, "status"), "phase");
@@ -393,8 +418,8 @@ KubernetesClusterState KubernetesConnector::Impl::read()
             } // master / chief / evaluator: usage only (the scale subresource moves workers)
         }
     };
-    pods("training.kubeflow.org/job-name", false);
-    pods("volcano.sh/job-name", true);
+    pods(lists.kubeflowPods, false);
+    pods(lists.volcanoPods, true);
     for (auto &node : s.nodes) {
         const auto it = nodeRequests.find(QString::fromStdString(node.name));
         if (it != nodeRequests.end())
@@ -403,7 +428,6 @@ KubernetesClusterState KubernetesConnector::Impl::read()
 
     // Managed jobs: a known model profile, a unique id.
     std::map<int, std::string> ids;
-    jobRefs.clear();
     for (auto &[key, r] : raws) {
         const QJsonObject md = obj(r.object, "metadata");
         const QJsonObject ann = obj(md, "annotations");
@@ -426,8 +450,6 @@ KubernetesClusterState KubernetesConnector::Impl::read()
             why = "job id " + std::to_string(id) + " already used by " + ids[id];
         if (!why.empty()) {
             s.unmanaged.push_back(key + ": " + why);
-            if (reportedUnmanaged.insert(key).second)
-                qCInfo(lcKube, "not managing %s: %s", key.c_str(), why.c_str());
             continue;
         }
         ids[id] = key;
@@ -438,7 +460,7 @@ KubernetesClusterState KubernetesConnector::Impl::read()
         st.type = *type;
         const double created = unixSeconds(str(md, "creationTimestamp"));
         st.arrivalSlot =
-            created < 0 ? slotNow() : static_cast<int>(std::floor(created / options.slotSeconds));
+            created < 0 ? nowSlot : static_cast<int>(std::floor(created / slotSeconds));
         bool ok = false;
         const double total = str(ann, "dl2.io/total-epochs").toDouble(&ok);
         st.totalEpochs = st.estimatedEpochs = ok && total > 0 ? total : 1.0;
@@ -449,21 +471,18 @@ KubernetesClusterState KubernetesConnector::Impl::read()
         if (r.succeeded) {
             st.status = JobStatus::Finished;
             st.doneEpochs = st.totalEpochs;
-            st.finishTime = r.finishedAt >= 0 ? r.finishedAt / options.slotSeconds : slotNow();
+            st.finishTime = r.finishedAt >= 0 ? r.finishedAt / slotSeconds : nowSlot;
         } else {
             // PyTorchJobs (and jobs without a PS task) run with workers alone.
             st.status =
                 st.workers > 0 && (st.ps > 0 || !r.hasPs) ? JobStatus::Running : JobStatus::Queued;
         }
-        if (!job.failed)
-            jobRefs[id] = job.ref;
         s.jobs.push_back(std::move(job));
     }
     std::sort(s.jobs.begin(), s.jobs.end(), [](const auto &a, const auto &b) {
         return std::pair(a.state.arrivalSlot, a.state.id) <
                std::pair(b.state.arrivalSlot, b.state.id);
     });
-    applier->setJobs(jobRefs);
     return s;
 }
 

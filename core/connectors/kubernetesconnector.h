@@ -71,6 +71,26 @@ struct KubernetesClusterState
     std::vector<std::string> unmanaged;      // "Kind ns/name: reason"
 };
 
+// The list responses (JSON bodies) one read of the cluster consists of.
+struct KubernetesLists
+{
+    QJsonObject nodes;       // GET /api/v1/nodes
+    QJsonObject pytorchJobs; // GET /apis/kubeflow.org/v1[/namespaces/NS]/pytorchjobs
+    QJsonObject tfJobs;      // ... /tfjobs
+    QJsonObject volcanoJobs; // GET /apis/batch.volcano.sh/v1alpha1[/namespaces/NS]/jobs
+    QJsonObject
+        kubeflowPods; // GET
+                      // /api/v1[/namespaces/NS]/pods?labelSelector=training.kubeflow.org/job-name
+    QJsonObject volcanoPods; // ... ?labelSelector=volcano.sh/job-name
+};
+
+class ProfileSet;
+// Maps what the API returned onto nodes, managed jobs and unmanaged ones (no I/O; any JSON is
+// accepted, missing or mistyped fields read as absent). `nowSlot` dates jobs without a
+// creation time.
+KubernetesClusterState parseClusterState(const KubernetesLists &lists, const ProfileSet &profiles,
+                                         double slotSeconds, int nowSlot);
+
 class KubernetesConnector : public ServedConnector
 {
 public:
