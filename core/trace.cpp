@@ -221,7 +221,13 @@ Trace Trace::load(const std::string &path, TraceFormat format)
 {
     if (format == TraceFormat::Auto)
         format = formatFromPath(path);
-    const std::string data = readFile(path);
+    return parse(readFile(path), format, path);
+}
+
+Trace Trace::parse(const std::string &data, TraceFormat format, const std::string &path)
+{
+    if (format == TraceFormat::Auto)
+        format = formatFromPath(path);
     Trace trace;
     if (format == TraceFormat::Csv) {
         trace = parseCsv(data, path);

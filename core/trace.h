@@ -36,6 +36,9 @@ struct Trace
     static TraceFormat formatFromPath(const std::string &path);
     // Reads any format; throws dl2::Error("FILE:LINE: ...") on malformed input.
     static Trace load(const std::string &path, TraceFormat format = TraceFormat::Auto);
+    // The same from bytes already read (`format` Binary, Text or Csv; `origin` names them in
+    // errors and becomes the name of an unnamed trace).
+    static Trace parse(const std::string &data, TraceFormat format, const std::string &origin);
     static Trace parseCsv(const std::string &text, const std::string &origin);
     std::string toCsv() const;
     // Writes atomically (temporary file, then rename): no partial file on failure.
