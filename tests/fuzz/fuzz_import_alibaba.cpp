@@ -1,0 +1,7 @@
+// The Alibaba importer (dl2 trace-import --format alibaba).
+#include "fuzz_import.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size)
+{
+    return dl2::fuzz::importOne(dl2::ImportFormat::Alibaba, data, size);
+}
