@@ -29,15 +29,18 @@ struct Yaml
     };
     Type type = Type::Null;
     std::string scalar;
-    std::vector<std::pair<std::string, Yaml>> map;
+    // A mapping as two parallel lists: std::pair<std::string, Yaml> inside Yaml itself does
+    // not compile with clang 14 and libstdc++ 12 in C++20 (the fuzz preset).
+    std::vector<std::string> keys;
+    std::vector<Yaml> values;
     std::vector<Yaml> list;
     int line = 0;
 
     const Yaml *get(const std::string &key) const
     {
-        for (const auto &[k, v] : map)
-            if (k == key)
-                return &v;
+        for (size_t i = 0; i < keys.size(); ++i)
+            if (keys[i] == key)
+                return &values[i];
         return nullptr;
     }
     std::string text(const std::string &key) const
@@ -244,7 +247,9 @@ private:
             if (m.get(key))
                 throw Error::at(m_origin, l.number, "duplicate key '" + key + "'");
             ++m_pos;
-            m.map.emplace_back(key, value(trim(l.text.substr(colon + 1)), indent, l.number));
+            Yaml v = value(trim(l.text.substr(colon + 1)), indent, l.number);
+            m.keys.push_back(key);
+            m.values.push_back(std::move(v));
         }
         if (m_pos < m_lines.size() && m_lines[m_pos].indent > indent)
             throw Error::at(m_origin, m_lines[m_pos].number, "unexpected indentation");
