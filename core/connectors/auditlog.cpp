@@ -1,5 +1,6 @@
 #include "auditlog.h"
 
+#include "auditfaultvfs.h"
 #include "error.h"
 
 #include <QDateTime>
@@ -37,7 +38,36 @@ ResizeDecision parseDecision(const QString &text)
     return decisionFromJson(QJsonDocument::fromJson(text.toUtf8()).object());
 }
 
+std::string g_diskFullFlag; // AuditLog::injectDiskFullWhile
+
+// In a catch block of a write: a failed statement becomes an AuditWriteError.
+[[noreturn]] void rethrowAsWriteError()
+{
+    try {
+        throw;
+    } catch (const AuditWriteError &) {
+        throw;
+    } catch (const Error &e) {
+        throw AuditWriteError(e.what());
+    }
+}
+
 } // namespace
+
+bool AuditWriteError::diskFull() const
+{
+    return std::string_view(what()).find("disk is full") != std::string_view::npos;
+}
+
+void AuditLog::injectDiskFullWhile(const std::string &flagFile)
+{
+    g_diskFullFlag = flagFile;
+}
+
+void AuditLog::writeFailed(const std::string &what) const
+{
+    throw AuditWriteError("audit log '" + m_path + "': " + what);
+}
 
 AuditLog::AuditLog(const std::string &path) : m_path(path)
 {
@@ -45,6 +75,10 @@ AuditLog::AuditLog(const std::string &path) : m_path(path)
     m_connection = QStringLiteral("dl2-audit-%1").arg(counter.fetch_add(1));
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
     db.setDatabaseName(QString::fromStdString(path));
+    if (!g_diskFullFlag.empty()) {
+        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_URI"));
+        db.setDatabaseName(QString::fromStdString(auditFaultVfsUri(path, g_diskFullFlag)));
+    }
     if (!db.open())
         throw Error("audit log '" + path + "': " + db.lastError().text().toStdString());
     exec(QStringLiteral("PRAGMA journal_mode=WAL"));
@@ -96,8 +130,7 @@ void AuditLog::exec(const QString &sql) const
 {
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
     if (!q.exec(sql))
-        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString() + " (" +
-                    sql.toStdString() + ")");
+        writeFailed(q.lastError().text().toStdString() + " (" + sql.toStdString() + ")");
 }
 
 void AuditLog::begin() const
@@ -106,7 +139,8 @@ void AuditLog::begin() const
         return;
     if (!QSqlDatabase::database(m_connection, false).transaction()) {
         m_depth = 0;
-        throw Error("audit log '" + m_path + "': cannot begin a transaction");
+        writeFailed("cannot begin a transaction: " +
+                    QSqlDatabase::database(m_connection, false).lastError().text().toStdString());
     }
 }
 
@@ -118,7 +152,7 @@ void AuditLog::commit() const
     if (!db.commit()) {
         const std::string why = db.lastError().text().toStdString();
         db.rollback();
-        throw Error("audit log '" + m_path + "': commit failed: " + why);
+        writeFailed("commit failed: " + why);
     }
 }
 
@@ -147,7 +181,7 @@ void AuditLog::insertEvent(const std::string &id, int job, const std::string &ki
     q.addBindValue(after);
     q.addBindValue(QString::fromStdString(detail));
     if (!q.exec())
-        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+        writeFailed(q.lastError().text().toStdString());
 }
 
 std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecision> &decisions)
@@ -175,7 +209,7 @@ std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecis
         commit();
     } catch (...) {
         rollback();
-        throw;
+        rethrowAsWriteError();
     }
     return fresh;
 }
@@ -224,7 +258,7 @@ void AuditLog::recordCommit(const std::vector<ResizeDecision> &approved,
         commit();
     } catch (...) {
         rollback();
-        throw;
+        rethrowAsWriteError();
     }
 }
 
@@ -246,7 +280,7 @@ void AuditLog::recordSent(const std::vector<ResizeDecision> &decisions, bool res
         commit();
     } catch (...) {
         rollback();
-        throw;
+        rethrowAsWriteError();
     }
 }
 
@@ -279,7 +313,7 @@ void AuditLog::recordAcks(const std::vector<Acknowledgment> &acks)
         commit();
     } catch (...) {
         rollback();
-        throw;
+        rethrowAsWriteError();
     }
 }
 

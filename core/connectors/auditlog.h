@@ -7,9 +7,11 @@
 //
 // Tables: meta(key, value) with the run id; decisions(id, slot, job, state, ack, decision
 // JSON); events(seq, time, decision_id, job, kind, actor, before, after, detail).
+// Every failed write throws AuditWriteError and leaves the log as it was before the write.
 // Not thread-safe: use one AuditLog per thread.
 
 #include "clusterconnector.h"
+#include "error.h"
 #include "resizedecision.h"
 
 #include <QJsonObject>
@@ -20,6 +22,17 @@
 
 namespace dl2 {
 
+// A write to the audit log failed (full disk, I/O error, read-only file): nothing of the
+// failed write is in the log. The operating loop stops approving until the log takes
+// writes again (operatingloop.h).
+class AuditWriteError : public Error
+{
+public:
+    using Error::Error;
+    // SQLite said "database or disk is full" (SQLITE_FULL).
+    bool diskFull() const;
+};
+
 class AuditLog
 {
 public:
@@ -28,6 +41,11 @@ public:
     ~AuditLog();
     AuditLog(const AuditLog &) = delete;
     AuditLog &operator=(const AuditLog &) = delete;
+
+    // Testing (fault injection): audit logs opened afterwards fail every file write with
+    // SQLITE_FULL, as on a full disk, while `flagFile` exists (an SQLite VFS over the default
+    // one, auditfaultvfs.h). Empty: off.
+    static void injectDiskFullWhile(const std::string &flagFile);
 
     const std::string &path() const { return m_path; }
     const std::string &runId() const { return m_runId; }
@@ -97,6 +115,7 @@ public:
     std::vector<std::string> idsInState(const std::string &state) const;
 
 private:
+    [[noreturn]] void writeFailed(const std::string &what) const;
     void exec(const QString &sql) const;
     void begin() const;
     void commit() const;

@@ -43,6 +43,8 @@ QJsonObject OperateSummary::toJson() const
     o.insert(QStringLiteral("duplicated"), duplicated);
     o.insert(QStringLiteral("unacknowledged"), unacknowledged);
     o.insert(QStringLiteral("unknown_to_audit"), unknownToAudit);
+    o.insert(QStringLiteral("audit_stops"), auditStops);
+    o.insert(QStringLiteral("audit_stopped_seconds"), auditStoppedSeconds);
     o.insert(QStringLiteral("done"), done);
     o.insert(QStringLiteral("seconds"), seconds);
     o.insert(QStringLiteral("latency_ms_p50"), percentile(latenciesMs, 0.5));
@@ -60,7 +62,6 @@ OperatingLoop::OperatingLoop(ClusterConnector &connector, PolicyPlanner &planner
 
 void OperatingLoop::acknowledge(const std::vector<Acknowledgment> &acks, OperateSummary &s)
 {
-    m_audit.recordAcks(acks);
     for (const auto &a : acks) {
         switch (a.status) {
         case Acknowledgment::Status::Applied:
@@ -75,6 +76,62 @@ void OperatingLoop::acknowledge(const std::vector<Acknowledgment> &acks, Operate
             break;
         }
     }
+    try {
+        m_audit.recordAcks(acks);
+    } catch (const AuditWriteError &) {
+        // Applied but not recorded: held until the log takes writes (recover()); if the process
+        // dies first, the decisions are still "sent" in the log and the next run re-sends them.
+        m_unrecordedAcks.insert(m_unrecordedAcks.end(), acks.begin(), acks.end());
+        throw;
+    }
+}
+
+void OperatingLoop::recover()
+{
+    if (!m_unrecordedAcks.empty()) {
+        m_audit.recordAcks(m_unrecordedAcks);
+        m_unrecordedAcks.clear();
+    }
+    resendUnacknowledged();
+}
+
+void OperatingLoop::notice(const std::string &text) const
+{
+    if (m_notice)
+        m_notice(text);
+    else
+        qCWarning(lcOperate, "%s", text.c_str());
+}
+
+void OperatingLoop::auditStopped(const AuditWriteError &e)
+{
+    const auto now = std::chrono::steady_clock::now();
+    if (!m_auditStoppedAt) {
+        m_auditStoppedAt = now;
+        ++m_summary.auditStops;
+        notice(std::string(e.what()) + ": approving nothing until the audit log takes writes; " +
+               std::to_string(m_unrecordedAcks.size()) +
+               " acknowledgments held in memory; retrying every " +
+               std::to_string(m_auditRetry.count()) + " ms");
+    }
+    const auto waited = std::chrono::duration_cast<std::chrono::seconds>(now - *m_auditStoppedAt);
+    if (now - *m_auditStoppedAt >= m_auditWait)
+        throw Error(std::string(e.what()) + ": still refused after " +
+                    std::to_string(waited.count()) + " s, stopping; " +
+                    std::to_string(m_unrecordedAcks.size()) +
+                    " acknowledgments were not recorded (the next run re-sends those decisions "
+                    "and records the agent's answer)");
+    std::this_thread::sleep_for(m_auditRetry);
+}
+
+void OperatingLoop::auditResumed()
+{
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - *m_auditStoppedAt).count();
+    m_summary.auditStoppedSeconds += seconds;
+    m_auditStoppedAt.reset();
+    notice("audit log '" + m_audit.path() + "' takes writes again after " +
+           std::to_string(static_cast<int>(seconds + 0.5)) + " s: approving resumed");
 }
 
 int OperatingLoop::resendUnacknowledged()
@@ -141,23 +198,40 @@ OperateSummary OperatingLoop::run(int slotCount)
 {
     const auto start = std::chrono::steady_clock::now();
     OperateSummary &s = m_summary;
-    resendUnacknowledged();
-    for (int n = 0; n < slotCount; ++n) {
-        if (!openSlot())
-            break;
-        if (m_gate.pending() > 0) {
-            // Nobody reviews a headless run: wait out the deadline (bounded), then the default.
-            const auto until = std::min(m_gate.deadline(), std::chrono::steady_clock::now() +
-                                                               std::chrono::minutes(10));
-            while (std::chrono::steady_clock::now() < until)
-                std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
-                    std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
-            m_gate.resolveDeadline(true);
+    const int last = s.slotsRun + slotCount;
+    bool recovered = false;
+    while (s.slotsRun < last) {
+        try {
+            if (!recovered) {
+                recover(); // what an earlier run (or a refused write) left unfinished
+                recovered = true;
+            }
+            if (!m_gate.isOpen()) {
+                if (!openSlot())
+                    break;
+                // Nobody reviews a headless run: wait out the deadline (bounded), then the
+                // default.
+                const auto until = std::min(m_gate.deadline(), std::chrono::steady_clock::now() +
+                                                                   std::chrono::minutes(10));
+                while (m_gate.pending() > 0 && std::chrono::steady_clock::now() < until)
+                    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+                        std::chrono::milliseconds(50), until - std::chrono::steady_clock::now()));
+            }
+            if (m_gate.pending() > 0)
+                m_gate.resolveDeadline(true);
+            closeSlot();
+            if (m_auditStoppedAt)
+                auditResumed();
+        } catch (const AuditWriteError &e) {
+            auditStopped(e); // waits, or gives up with an Error
+            recovered = false;
+            continue;
         }
-        closeSlot();
         if (m_progress && !m_progress(s))
             break;
     }
+    if (m_auditStoppedAt)
+        auditResumed();
     s.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return s;
 }

@@ -1,9 +1,19 @@
 #pragma once
 // The headless operating loop: every slot, snapshot -> policy -> gate -> audit log (commit)
-// -> connector.apply -> audit log (acks) -> advance. On start it re-sends every decision the
-// audit log committed but never saw acknowledged; at the end it checks the audit log against
+// -> connector.apply -> audit log (acks) -> advance. On start it resumes from the audit log:
+// it re-sends every decision the log committed but never saw acknowledged (the backend ignores
+// ids it already applied), and a slot whose batch the log already closed is not decided again
+// (the gate leaves closed ids out), only advanced. At the end it checks the audit log against
 // the backend's own record (lost = approved here but unknown there, duplicated = applied
 // more than once there).
+//
+// When the audit log cannot be written (AuditWriteError: a full disk, an I/O error) the loop
+// stops approving: nothing is sent that the log has not committed, acknowledgments that came
+// back but could not be recorded are held in memory, and every `auditRetry` it tries again
+// the way a restart would (record the held acknowledgments, re-send the unacknowledged);
+// it reports the stop and the recovery through the notice callback. After `auditWait` without
+// a successful write it gives up with a dl2::Error; the decisions it held are re-sent (and
+// acknowledged as duplicates) by the next run.
 
 #include "auditlog.h"
 #include "clusterconnector.h"
@@ -13,6 +23,7 @@
 #include <QJsonObject>
 #include <chrono>
 #include <functional>
+#include <optional>
 
 namespace dl2 {
 
@@ -32,6 +43,8 @@ struct OperateSummary
     int duplicated = 0;     // applied more than once by the backend
     int unacknowledged = 0; // still committed/sent at the end
     int unknownToAudit = 0; // applied by the backend, not approved in the audit log
+    int auditStops = 0;     // times the audit log refused a write and approving stopped
+    double auditStoppedSeconds = 0.0;
     bool done = false;
     double seconds = 0.0;
     std::vector<double> latenciesMs; // proposal -> acknowledgment, per applied decision
@@ -51,6 +64,17 @@ public:
     void setProgress(std::function<bool(const OperateSummary &)> progress)
     {
         m_progress = std::move(progress);
+    }
+    // One-line notices (the audit log stopped taking writes, and took them again).
+    void setNotice(std::function<void(const std::string &)> notice)
+    {
+        m_notice = std::move(notice);
+    }
+    // How long to wait for the audit log to take writes again, and how often to try.
+    void setAuditWait(std::chrono::milliseconds wait, std::chrono::milliseconds retry)
+    {
+        m_auditWait = wait;
+        m_auditRetry = retry;
     }
 
     // Decision ids are "<run id>/<slot>/<job>"; the default run id is the audit log's. A client
@@ -79,6 +103,13 @@ public:
 
 private:
     void acknowledge(const std::vector<Acknowledgment> &acks, OperateSummary &summary);
+    // Records the held acknowledgments and re-sends the unacknowledged (throws AuditWriteError
+    // while the log still refuses writes).
+    void recover();
+    // The audit log refused a write: report, wait `auditRetry`, or give up after `auditWait`.
+    void auditStopped(const AuditWriteError &e);
+    void auditResumed();
+    void notice(const std::string &text) const;
 
     ClusterConnector &m_connector;
     PolicyPlanner &m_planner;
@@ -91,6 +122,11 @@ private:
     bool m_first = true;
     int m_exitAfterCommit = -1;
     std::function<bool(const OperateSummary &)> m_progress;
+    std::function<void(const std::string &)> m_notice;
+    std::vector<Acknowledgment> m_unrecordedAcks; // received, not yet in the audit log
+    std::chrono::milliseconds m_auditWait{std::chrono::minutes(10)};
+    std::chrono::milliseconds m_auditRetry{std::chrono::seconds(1)};
+    std::optional<std::chrono::steady_clock::time_point> m_auditStoppedAt;
 };
 
 } // namespace dl2

@@ -34,8 +34,11 @@ int runOperate(const QStringList &args)
     parser.setApplicationDescription(QStringLiteral(
         "Operate a cluster through its agent: every slot the policy proposes allocations, the "
         "gate approves them (automatic, rules, or review with a deadline default), approved "
-        "decisions are committed to the audit log, sent, and acknowledged. Exit code 1 when the "
-        "audit log and the agent's record disagree (a decision lost or applied twice)."));
+        "decisions are committed to the audit log, sent, and acknowledged. A restart resumes "
+        "from the audit log (re-sends what was committed but not acknowledged, never decides a "
+        "closed slot again). When the audit log refuses writes (full disk) nothing more is "
+        "approved until it takes writes again. Exit code 1 when the audit log and the agent's "
+        "record disagree (a decision lost or applied twice), 2 on an error."));
     parser.addHelpOption();
     parser.addOptions({
         {QStringLiteral("agent"),
@@ -78,6 +81,14 @@ int runOperate(const QStringList &args)
          QStringLiteral("With --agent local: persist the cluster state here."),
          QStringLiteral("DIR")},
         {QStringLiteral("json"), QStringLiteral("Print the summary as JSON.")},
+        {QStringLiteral("audit-wait-seconds"),
+         QStringLiteral("When the audit log refuses writes (full disk): stop approving and wait "
+                        "this long for it to take writes again before giving up (default 600)."),
+         QStringLiteral("S"), QStringLiteral("600")},
+        {QStringLiteral("debug-audit-full-file"),
+         QStringLiteral(
+             "Testing: every audit log write fails as on a full disk while FILE exists."),
+         QStringLiteral("FILE")},
         {QStringLiteral("debug-exit-after-commit"),
          QStringLiteral(
              "Testing: exit right after committing the batch of slot N, before sending it."),
@@ -137,11 +148,21 @@ int runOperate(const QStringList &args)
             connector = std::move(grpc);
         }
 
+        const int auditWaitSeconds =
+            parsePositiveInt(parser, QStringLiteral("audit-wait-seconds"), 1, 86'400);
+        if (parser.isSet(QStringLiteral("debug-audit-full-file")))
+            AuditLog::injectDiskFullWhile(
+                parser.value(QStringLiteral("debug-audit-full-file")).toStdString());
         AuditLog audit(auditPath.toStdString());
         PolicyPlanner planner(parser.value(QStringLiteral("policy")).toStdString());
         DecisionGate gate(gateOptions);
         OperatingLoop loop(*connector, planner, gate, audit);
         loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
+        loop.setAuditWait(std::chrono::seconds(auditWaitSeconds), std::chrono::seconds(1));
+        loop.setNotice([](const std::string &text) {
+            std::fprintf(stderr, "dl2 operate: %s\n", text.c_str());
+            std::fflush(stderr);
+        });
         const bool json = parser.isSet(QStringLiteral("json"));
         if (!json)
             loop.setProgress([](const OperateSummary &s) {
