@@ -48,6 +48,21 @@ const std::vector<Scenario> &builtinScenarios()
         small.generator.cap = 3;
         small.window = 20;
         s.push_back(small);
+
+        Scenario burst;
+        burst.name = "dl2-burst";
+        burst.description = "Stress (the agent soak): 30,000 short jobs arriving 10,000 per "
+                            "slot in slots 0-2 on 12,000 nodes, at most 2 workers and 2 PSs per "
+                            "job, so an arrival slot carries 10,000 decisions and more";
+        burst.cluster = {12'000, {8, 8}};
+        burst.generator.pattern = ArrivalPattern::Uniform;
+        burst.generator.jobs = 30'000;
+        burst.generator.cap = 10'000;
+        burst.generator.maxEpochs = 3000.0;
+        burst.simulation.maxWorkers = 2;
+        burst.simulation.maxPs = 2;
+        burst.window = 40;
+        s.push_back(burst);
         return s;
     }();
     return scenarios;
