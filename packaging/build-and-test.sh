@@ -1,10 +1,36 @@
 #!/usr/bin/env bash
-# Quick start command 2 (and CI): install the Debian packages, build everything in Release,
-# run the whole CTest suite (core, learning, gui, connectors).
+# Quick start command 2 (and CI): install the Debian packages, then
+#  1. build everything in Release and run the whole CTest suite (core, learning, gui,
+#     connectors, and the fuzz targets replaying their seeds and kept crash inputs);
+#  2. build everything with AddressSanitizer + UBSan (preset asan) and run the same suite;
+#  3. build the libFuzzer targets (preset fuzz, clang) and fuzz each for DL2_FUZZ_SECONDS
+#     (default 30) seconds (CTest label fuzz).
+# Arguments go to the Release ctest. DL2_SKIP_SANITIZERS=1 stops after step 1 (a quick local
+# check; CI runs all three).
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$here"
+stage() { printf '\n== %s (%s)\n' "$1" "$(date -u +%H:%M:%S)"; }
+start=$(date +%s)
 bash packaging/install-deps.sh
+
+stage "Release build and test suite"
 cmake --preset release
 cmake --build --preset release
 ctest --preset release "$@"
+if [ "${DL2_SKIP_SANITIZERS:-0}" = 1 ]; then
+  exit 0
+fi
+
+stage "the test suite under AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake --preset asan
+cmake --build --preset asan
+# Leak detection off: libtorch keeps its allocations until exit.
+ASAN_OPTIONS=detect_leaks=0 QT_QPA_PLATFORM=offscreen ctest --preset asan
+
+stage "fuzzing (libFuzzer, ${DL2_FUZZ_SECONDS:-30} s per target)"
+cmake --preset fuzz -DDL2_FUZZ_SECONDS="${DL2_FUZZ_SECONDS:-30}"
+cmake --build --preset fuzz
+ctest --preset fuzz
+
+stage "all green in $(( ($(date +%s) - start) / 60 )) min $(( ($(date +%s) - start) % 60 )) s"

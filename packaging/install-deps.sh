@@ -12,6 +12,8 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc
   xvfb xauth
   openssl           # test certificates for the agent's TLS fault test
+  libsqlite3-dev    # the audit log's fault-injection VFS (Qt's SQLite driver uses the same library)
+  clang libclang-rt-14-dev   # libFuzzer targets (preset fuzz)
 )
 
 SUDO=""
