@@ -12,11 +12,13 @@ namespace dl2 {
 
 namespace {
 
-std::string g_flag;
+std::mutex g_flagMutex;
+std::string g_flag; // guarded by g_flagMutex
 sqlite3_vfs *g_root = nullptr;
 
 bool full()
 {
+    std::lock_guard lock(g_flagMutex);
     return !g_flag.empty() && access(g_flag.c_str(), F_OK) == 0;
 }
 
@@ -144,9 +146,12 @@ sqlite3_vfs g_vfs;
 
 std::string auditFaultVfsUri(const std::string &path, const std::string &flagFile)
 {
+    {
+        std::lock_guard lock(g_flagMutex);
+        g_flag = flagFile;
+    }
     static std::once_flag once;
     std::call_once(once, [&] {
-        g_flag = flagFile;
         g_root = sqlite3_vfs_find(nullptr);
         if (!g_root)
             throw Error("audit log fault injection: SQLite has no default VFS");

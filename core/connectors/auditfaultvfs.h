@@ -12,8 +12,8 @@
 
 namespace dl2 {
 
-// "file:/abs/path?vfs=dl2-faulty" for `path`; registers the VFS on first use, with
-// `flagFile` as the switch (one flag per process).
+// "file:/abs/path?vfs=dl2-faulty" for `path`; registers the VFS on first use and makes
+// `flagFile` the switch (one flag per process: the latest call's).
 std::string auditFaultVfsUri(const std::string &path, const std::string &flagFile);
 
 } // namespace dl2

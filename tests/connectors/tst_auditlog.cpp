@@ -5,8 +5,13 @@
 #include "operatingloop.h"
 #include "simulatedconnector.h"
 
+#include <QFile>
+#include <QSqlDatabase>
+#include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QTest>
+#include <atomic>
+#include <thread>
 
 using namespace dl2;
 
@@ -21,6 +26,84 @@ ResizeDecision decision(const std::string &run, int slot, int job, int ps, int w
     d.to = {ps, workers, {}};
     return d;
 }
+
+// A full disk for the audit log, as `dl2 operate --debug-audit-full-file` injects it.
+struct DiskFull
+{
+    QString flag;
+    explicit DiskFull(const QTemporaryDir &dir) : flag(dir.filePath(QStringLiteral("disk-full")))
+    {
+        AuditLog::injectDiskFullWhile(flag.toStdString());
+    }
+    ~DiskFull() { AuditLog::injectDiskFullWhile({}); }
+    void set(bool full) const
+    {
+        QFile f(flag);
+        if (full)
+            f.open(QIODevice::WriteOnly);
+        else
+            f.remove();
+    }
+};
+
+QString integrityCheck(const std::string &path)
+{
+    QString result;
+    {
+        QSqlDatabase db =
+            QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("check"));
+        db.setDatabaseName(QString::fromStdString(path));
+        db.open();
+        QSqlQuery q(db);
+        q.exec(QStringLiteral("PRAGMA integrity_check"));
+        while (q.next())
+            result += q.value(0).toString();
+    }
+    QSqlDatabase::removeDatabase(QStringLiteral("check"));
+    return result;
+}
+
+// The simulated cluster; the disk of the audit log fills up right after the agent applied
+// the batch of slot `fullAt` (so its acknowledgments cannot be recorded) and, unless
+// `staysFull`, frees up again after `fullFor`. Records whether anything was sent while full.
+class FillingDisk : public SimulatedConnector
+{
+public:
+    FillingDisk(const DiskFull &disk, int fullAt, std::chrono::milliseconds fullFor, bool staysFull)
+        : SimulatedConnector("dl2-small", 1), m_disk(disk), m_fullAt(fullAt), m_fullFor(fullFor),
+          m_staysFull(staysFull)
+    {
+    }
+    ~FillingDisk() override
+    {
+        if (m_freer.joinable())
+            m_freer.join();
+    }
+    std::vector<Acknowledgment> apply(const std::vector<ResizeDecision> &d) override
+    {
+        if (QFile::exists(m_disk.flag))
+            ++sentWhileFull;
+        auto acks = SimulatedConnector::apply(d);
+        if (!d.empty() && d.front().slot == m_fullAt && !m_filled) {
+            m_filled = true;
+            m_disk.set(true);
+            if (!m_staysFull)
+                m_freer = std::thread([this] {
+                    std::this_thread::sleep_for(m_fullFor);
+                    m_disk.set(false);
+                });
+        }
+        return acks;
+    }
+    std::atomic<int> sentWhileFull{0};
+
+private:
+    const DiskFull &m_disk;
+    int m_fullAt;
+    std::chrono::milliseconds m_fullFor;
+    bool m_staysFull, m_filled = false;
+    std::thread m_freer;
+};
 
 } // namespace
 
@@ -202,6 +285,149 @@ private Q_SLOTS:
         // Slot 0's decisions were not proposed again (same stable ids).
         QCOMPARE(int(sim.appliedRecord().size()), s.applied);
         QCOMPARE(s.startSlot, 0);
+    }
+
+    // A full disk fails the whole write (AuditWriteError, diskFull()), leaves the log as it
+    // was, and the log takes writes again once there is room.
+    void fullDiskFailsWritesWhole()
+    {
+        QTemporaryDir dir;
+        const DiskFull disk(dir);
+        const std::string path = dir.filePath(QStringLiteral("audit.db")).toStdString();
+        AuditLog log(path);
+        const auto a = decision(log.runId(), 0, 1, 1, 1), b = decision(log.runId(), 0, 2, 1, 1);
+        log.recordProposals({a});
+        disk.set(true);
+        try {
+            log.recordProposals({b});
+            QFAIL("the write succeeded on a full disk");
+        } catch (const AuditWriteError &e) {
+            QVERIFY2(e.diskFull(), e.what());
+            QVERIFY2(QByteArray(e.what()).contains(QByteArray::fromStdString(path)), e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(AuditWriteError, log.recordCommit({a}, {}, "test"));
+        QVERIFY(!log.find(b.id));
+        QCOMPARE(log.find(a.id)->state, std::string("proposed"));
+        disk.set(false);
+        log.recordCommit({a}, {}, "test");
+        QCOMPARE(log.find(a.id)->state, std::string("committed"));
+        QCOMPARE(integrityCheck(path), QStringLiteral("ok"));
+    }
+
+    // The disk fills up after the agent applied a batch: the loop stops approving (sends
+    // nothing while full), holds the acknowledgments, records them once there is room, and
+    // carries on; nothing lost, nothing applied twice.
+    void loopStopsApprovingOnAFullDiskAndResumes()
+    {
+        QTemporaryDir dir;
+        const DiskFull disk(dir);
+        const std::string path = dir.filePath(QStringLiteral("audit.db")).toStdString();
+        FillingDisk sim(disk, 1, std::chrono::milliseconds(400), false);
+        AuditLog log(path);
+        PolicyPlanner planner("drf");
+        DecisionGate gate({});
+        OperatingLoop loop(sim, planner, gate, log);
+        std::vector<std::string> notices;
+        loop.setNotice([&](const std::string &n) { notices.push_back(n); });
+        loop.setAuditWait(std::chrono::seconds(30), std::chrono::milliseconds(50));
+        auto s = loop.run(6);
+        loop.verify(s);
+        QCOMPARE(s.slotsRun, 6);
+        QCOMPARE(s.auditStops, 1);
+        QVERIFY(s.auditStoppedSeconds >= 0.3);
+        QCOMPARE(sim.sentWhileFull.load(), 0);
+        QCOMPARE(s.lost, 0);
+        QCOMPARE(s.duplicated, 0);
+        QCOMPARE(s.unacknowledged, 0);
+        QCOMPARE(s.unknownToAudit, 0);
+        QVERIFY(s.applied > 0);
+        QCOMPARE(int(sim.appliedRecord().size()), s.applied);
+        QCOMPARE(notices.size(), size_t(2));
+        QVERIFY2(notices[0].find("database or disk is full") != std::string::npos &&
+                     notices[0].find("approving nothing") != std::string::npos,
+                 notices[0].c_str());
+        QVERIFY2(notices[1].find("takes writes again") != std::string::npos, notices[1].c_str());
+        for (const auto &r : log.decisions())
+            QCOMPARE(r.state, std::string("acknowledged"));
+        QCOMPARE(integrityCheck(path), QStringLiteral("ok"));
+    }
+
+    // A disk that stays full: the loop gives up after the wait with a clear error; the next
+    // run (room again) records what the agent applied, by re-sending it.
+    void loopGivesUpOnADiskThatStaysFull()
+    {
+        QTemporaryDir dir;
+        const DiskFull disk(dir);
+        const std::string path = dir.filePath(QStringLiteral("audit.db")).toStdString();
+        FillingDisk sim(disk, 1, {}, true);
+        {
+            AuditLog log(path);
+            PolicyPlanner planner("drf");
+            DecisionGate gate({});
+            OperatingLoop loop(sim, planner, gate, log);
+            loop.setNotice([](const std::string &) {});
+            loop.setAuditWait(std::chrono::milliseconds(300), std::chrono::milliseconds(50));
+            try {
+                loop.run(6);
+                QFAIL("no error");
+            } catch (const Error &e) {
+                QVERIFY2(QByteArray(e.what()).contains("still refused after"), e.what());
+                QVERIFY2(QByteArray(e.what()).contains("acknowledgments were not recorded"),
+                         e.what());
+            }
+        }
+        QCOMPARE(sim.sentWhileFull.load(), 0);
+        disk.set(false);
+        AuditLog log(path);
+        const auto held = log.unacknowledged();
+        QVERIFY(!held.empty()); // applied by the agent, "sent" in the log
+        PolicyPlanner planner("drf");
+        DecisionGate gate({});
+        OperatingLoop loop(sim, planner, gate, log);
+        auto s = loop.run(2);
+        loop.verify(s);
+        QCOMPARE(s.resent, int(held.size()));
+        QCOMPARE(s.acknowledgedDuplicate, int(held.size())); // the agent had them already
+        QCOMPARE(s.lost, 0);
+        QCOMPARE(s.duplicated, 0);
+        QCOMPARE(s.unacknowledged, 0);
+    }
+
+    // Killed after the batch of a slot was acknowledged but before the slot advanced: the
+    // restart does not decide that slot again (its ids are closed) and only advances it.
+    void loopResumesAClosedSlotWithoutDecidingItAgain()
+    {
+        QTemporaryDir dir;
+        const std::string audit = dir.filePath(QStringLiteral("audit.db")).toStdString();
+        SimulatedConnector sim("dl2-small", 1);
+        size_t firstBatch = 0;
+        {
+            AuditLog log(audit);
+            PolicyPlanner planner("drf");
+            DecisionGate gate({});
+            gate.setAuditLog(&log);
+            const ClusterView v = sim.snapshot();
+            gate.open(v, planner.plan(v), log.runId());
+            const auto approved = gate.commit();
+            firstBatch = approved.size();
+            QVERIFY(firstBatch > 0);
+            log.recordSent(approved, false, "sim");
+            log.recordAcks(sim.apply(approved)); // ... and the process dies here
+        }
+        AuditLog log(audit);
+        PolicyPlanner planner("drf");
+        DecisionGate gate({});
+        OperatingLoop loop(sim, planner, gate, log);
+        auto s = loop.run(3);
+        loop.verify(s);
+        QCOMPARE(s.resent, 0);
+        QCOMPARE(s.startSlot, 0);
+        QCOMPARE(s.slotsRun, 3);
+        QCOMPARE(s.lost, 0);
+        QCOMPARE(s.duplicated, 0);
+        for (const auto &r : sim.appliedRecord())
+            QCOMPARE(r.applyCount, 1);
+        QCOMPARE(int(sim.appliedRecord().size()), int(firstBatch) + s.applied);
     }
 };
 
