@@ -52,6 +52,19 @@ std::string g_diskFullFlag; // AuditLog::injectDiskFullWhile
     }
 }
 
+// Removes a connection that a throwing constructor leaves behind (unless cleared).
+struct ConnectionGuard
+{
+    QString connection;
+    ~ConnectionGuard()
+    {
+        if (connection.isEmpty())
+            return;
+        QSqlDatabase::database(connection, false).close();
+        QSqlDatabase::removeDatabase(connection);
+    }
+};
+
 } // namespace
 
 bool AuditWriteError::diskFull() const
@@ -74,6 +87,7 @@ AuditLog::AuditLog(const std::string &path) : m_path(path)
     static std::atomic<int> counter{0};
     m_connection = QStringLiteral("dl2-audit-%1").arg(counter.fetch_add(1));
     QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    ConnectionGuard guard{m_connection}; // closes the connection if the constructor throws
     db.setDatabaseName(QString::fromStdString(path));
     if (!g_diskFullFlag.empty()) {
         db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_URI"));
@@ -107,6 +121,7 @@ AuditLog::AuditLog(const std::string &path) : m_path(path)
             throw Error("audit log '" + path + "': " + ins.lastError().text().toStdString());
     }
     commit();
+    guard.connection.clear();
 }
 
 AuditLog::~AuditLog()

@@ -146,15 +146,12 @@ int DecisionGate::open(const ClusterView &view, const std::vector<Allocation> &p
             return r && r->state != "proposed";
         });
     }
-    m_view = view;
-    m_slot = view.nextSlot;
-    m_entries.clear();
+    // The gate opens only once the log has the batch: a refused write (full disk) leaves it
+    // closed, so nothing can be committed and sent that the log never saw proposed.
+    std::vector<GateEntry> entries;
     for (auto &d : decisions)
-        m_entries.push_back({std::move(d), GateEntry::Verdict::Pending, {}});
-    m_open = true;
-    m_deadline = std::chrono::steady_clock::now() + m_options.reviewDeadline;
-    for (size_t i = 0; i < m_entries.size(); ++i) {
-        GateEntry &e = m_entries[i];
+        entries.push_back({std::move(d), GateEntry::Verdict::Pending, {}});
+    for (GateEntry &e : entries) {
         std::string rule;
         if (m_options.mode == GateMode::Automatic)
             rule = "automatic";
@@ -172,6 +169,11 @@ int DecisionGate::open(const ClusterView &view, const std::vector<Allocation> &p
     }
     if (batch)
         batch->commit();
+    m_view = view;
+    m_slot = view.nextSlot;
+    m_entries = std::move(entries);
+    m_open = true;
+    m_deadline = std::chrono::steady_clock::now() + m_options.reviewDeadline;
     return static_cast<int>(m_entries.size());
 }
 
@@ -311,7 +313,8 @@ int DecisionGate::resolveDeadline(bool force)
     std::optional<AuditLog::Batch> batch;
     if (m_audit)
         batch.emplace(*m_audit);
-    for (auto &e : m_entries) {
+    std::vector<GateEntry> entries = m_entries; // applied once the log has the verdicts
+    for (auto &e : entries) {
         if (e.verdict != GateEntry::Verdict::Pending)
             continue;
         GateEntry after = e;
@@ -328,6 +331,7 @@ int DecisionGate::resolveDeadline(bool force)
     }
     if (batch)
         batch->commit();
+    m_entries = std::move(entries);
     return n;
 }
 

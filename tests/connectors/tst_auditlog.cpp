@@ -314,6 +314,27 @@ private Q_SLOTS:
         QCOMPARE(integrityCheck(path), QStringLiteral("ok"));
     }
 
+    // A batch whose proposals cannot be recorded never opens: nothing can be committed and
+    // sent that the log did not see proposed.
+    void gateStaysClosedWhenProposalsCannotBeRecorded()
+    {
+        QTemporaryDir dir;
+        const DiskFull disk(dir);
+        AuditLog log(dir.filePath(QStringLiteral("audit.db")).toStdString());
+        SimulatedConnector sim("dl2-small", 1);
+        PolicyPlanner planner("drf");
+        DecisionGate gate({});
+        gate.setAuditLog(&log);
+        const ClusterView v = sim.snapshot();
+        disk.set(true);
+        QVERIFY_THROWS_EXCEPTION(AuditWriteError, gate.open(v, planner.plan(v), log.runId()));
+        QVERIFY(!gate.isOpen());
+        QVERIFY(log.decisions().empty());
+        disk.set(false);
+        QVERIFY(gate.open(v, planner.plan(v), log.runId()) > 0);
+        QCOMPARE(int(log.decisions().size()), int(gate.entries().size()));
+    }
+
     // The disk fills up after the agent applied a batch: the loop stops approving (sends
     // nothing while full), holds the acknowledgments, records them once there is room, and
     // carries on; nothing lost, nothing applied twice.

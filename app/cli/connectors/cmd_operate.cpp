@@ -10,7 +10,10 @@
 #include "operatingloop.h"
 #include "simulatedconnector.h"
 
+#include <chrono>
 #include <cstdio>
+#include <thread>
+#include <utility>
 
 namespace dl2::cli {
 
@@ -153,16 +156,34 @@ int runOperate(const QStringList &args)
         if (parser.isSet(QStringLiteral("debug-audit-full-file")))
             AuditLog::injectDiskFullWhile(
                 parser.value(QStringLiteral("debug-audit-full-file")).toStdString());
-        AuditLog audit(auditPath.toStdString());
+        const auto notice = [](const std::string &text) {
+            std::fprintf(stderr, "dl2 operate: %s\n", text.c_str());
+            std::fflush(stderr);
+        };
+        // A log that cannot be opened for writing (full disk) is waited for, as a refused
+        // write while running is.
+        std::unique_ptr<AuditLog> auditLog;
+        bool waiting = false;
+        for (const auto until =
+                 std::chrono::steady_clock::now() + std::chrono::seconds(auditWaitSeconds);
+             !auditLog;) {
+            try {
+                auditLog = std::make_unique<AuditLog>(auditPath.toStdString());
+            } catch (const AuditWriteError &e) {
+                if (std::chrono::steady_clock::now() >= until)
+                    throw;
+                if (!std::exchange(waiting, true))
+                    notice(std::string(e.what()) + ": waiting for the audit log to take writes");
+                std::this_thread::sleep_for(std::chrono::seconds(1));
+            }
+        }
+        AuditLog &audit = *auditLog;
         PolicyPlanner planner(parser.value(QStringLiteral("policy")).toStdString());
         DecisionGate gate(gateOptions);
         OperatingLoop loop(*connector, planner, gate, audit);
         loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
         loop.setAuditWait(std::chrono::seconds(auditWaitSeconds), std::chrono::seconds(1));
-        loop.setNotice([](const std::string &text) {
-            std::fprintf(stderr, "dl2 operate: %s\n", text.c_str());
-            std::fflush(stderr);
-        });
+        loop.setNotice(notice);
         const bool json = parser.isSet(QStringLiteral("json"));
         if (!json)
             loop.setProgress([](const OperateSummary &s) {
