@@ -761,6 +761,65 @@ QString volcanoUpdateAdmission(const QJsonObject &before, const QJsonObject &aft
     return {};
 }
 
+FakeResource fakeJob(const QString &definition, QJsonObject job)
+{
+    const QJsonObject pod{
+        {QStringLiteral("spec"),
+         QJsonObject{
+             {QStringLiteral("containers"),
+              QJsonArray{QJsonObject{{QStringLiteral("name"), QStringLiteral("main")},
+                                     {QStringLiteral("image"), QStringLiteral("trainer:1")}}}}}}};
+    const bool volcano = definition == QLatin1String("VolcanoJob");
+    QJsonObject spec = job.value(QStringLiteral("spec")).toObject();
+    if (volcano) {
+        QJsonArray tasks = spec.value(QStringLiteral("tasks")).toArray();
+        for (auto t : tasks) {
+            QJsonObject task = t.toObject();
+            task.insert(QStringLiteral("template"), pod);
+            t = task;
+        }
+        spec.insert(QStringLiteral("tasks"), tasks);
+    } else {
+        const QString key = definition == QLatin1String("TFJob")
+                                ? QStringLiteral("tfReplicaSpecs")
+                                : QStringLiteral("pytorchReplicaSpecs");
+        QJsonObject specs = spec.value(key).toObject();
+        for (auto it = specs.begin(); it != specs.end(); ++it) {
+            QJsonObject replica = it.value().toObject();
+            replica.insert(QStringLiteral("template"), pod);
+            it.value() = replica;
+        }
+        spec.insert(key, specs);
+    }
+    job.insert(QStringLiteral("spec"), spec);
+    FakeResource r(definition,
+                   volcano ? QStringLiteral("jobs.batch.volcano.sh")
+                   : definition == QLatin1String("TFJob")
+                       ? QStringLiteral("tfjobs.kubeflow.org")
+                       : QStringLiteral("pytorchjobs.kubeflow.org"),
+                   job);
+    if (volcano) {
+        r.webhookName = QStringLiteral("validatejob.volcano.sh");
+        r.admission = [](const QJsonObject &before, const QJsonObject &after) {
+            if (QString why = volcanoUpdateAdmission(before, after); !why.isEmpty())
+                return why;
+            const QJsonArray tasks = after.value(QStringLiteral("spec"))
+                                         .toObject()
+                                         .value(QStringLiteral("tasks"))
+                                         .toArray();
+            for (qsizetype i = 0; i < tasks.size(); ++i)
+                if (const int n = tasks[i].toObject().value(QStringLiteral("replicas")).toInt();
+                    n > 100)
+                    return QStringLiteral("spec.tasks[%1].replicas: Invalid value: %2: exceeds the "
+                                          "queue's capability of 100")
+                        .arg(i)
+                        .arg(n);
+            return QString();
+        };
+    }
+    return r;
+}
+
 QByteArray pathWithoutQuery(const QByteArray &path)
 {
     const int q = path.indexOf('?');

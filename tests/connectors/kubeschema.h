@@ -117,6 +117,12 @@ private:
 // tasks[*].replicas / minAvailable. Returns the webhook's message, or empty.
 QString volcanoUpdateAdmission(const QJsonObject &before, const QJsonObject &after);
 
+// A stored training job as the API server holds it: `job` with a pod template (containers, as
+// the operators require) added to every replica spec / task, its schema picked by
+// `definition` (PyTorchJob, TFJob, VolcanoJob); a Volcano job sits behind Volcano's update
+// webhook plus a site rule of at most 100 replicas per task (a queue's capability).
+FakeResource fakeJob(const QString &definition, QJsonObject job);
+
 // "name=value" query parameters of a request path; the path without them.
 QByteArray pathWithoutQuery(const QByteArray &path);
 bool hasQueryParameter(const QByteArray &path, const QByteArray &nameValue);

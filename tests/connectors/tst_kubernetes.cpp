@@ -24,41 +24,6 @@ using dl2::test::FakeResource;
 using dl2::test::Request;
 using dl2::test::takeRequest;
 
-// A pod template as the operators require one (containers); the schemas check it.
-QJsonObject podTemplate(const char *container)
-{
-    return QJsonObject{
-        {QStringLiteral("spec"),
-         QJsonObject{
-             {QStringLiteral("containers"),
-              QJsonArray{QJsonObject{{QStringLiteral("name"), QString::fromLatin1(container)},
-                                     {QStringLiteral("image"), QStringLiteral("trainer:1")}}}}}}};
-}
-
-QJsonObject withTemplates(QJsonObject job, const char *specsKey, const char *container)
-{
-    QJsonObject spec = job.value(QStringLiteral("spec")).toObject();
-    if (QByteArray(specsKey) == "tasks") {
-        QJsonArray tasks = spec.value(QStringLiteral("tasks")).toArray();
-        for (auto t : tasks) {
-            QJsonObject task = t.toObject();
-            task.insert(QStringLiteral("template"), podTemplate(container));
-            t = task;
-        }
-        spec.insert(QStringLiteral("tasks"), tasks);
-    } else {
-        QJsonObject specs = spec.value(QLatin1String(specsKey)).toObject();
-        for (auto it = specs.begin(); it != specs.end(); ++it) {
-            QJsonObject replica = it.value().toObject();
-            replica.insert(QStringLiteral("template"), podTemplate(container));
-            it.value() = replica;
-        }
-        spec.insert(QLatin1String(specsKey), specs);
-    }
-    job.insert(QStringLiteral("spec"), spec);
-    return job;
-}
-
 class FakeApiServer : public QObject
 {
 public:
@@ -81,50 +46,29 @@ public:
         m_volcano.clear();
         m_tf.clear();
         m_pytorch[QByteArrayLiteral("resnet-1")] =
-            FakeResource(QStringLiteral("PyTorchJob"), QStringLiteral("pytorchjobs.kubeflow.org"),
-                         withTemplates(QJsonDocument::fromJson(R"({
+            dl2::test::fakeJob(QStringLiteral("PyTorchJob"), QJsonDocument::fromJson(R"({
             "apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
             "metadata": {"name": "resnet-1", "namespace": "ml", "resourceVersion": "100"},
             "spec": {"elasticPolicy": {"minReplicas": 1, "maxReplicas": 8, "rdzvBackend": "c10d"},
                      "pytorchReplicaSpecs": {"Worker": {"replicas": 2, "restartPolicy": "OnFailure"}}}})")
-                                           .object(),
-                                       "pytorchReplicaSpecs", "pytorch"));
+                                                                 .object());
         // As Volcano's mutating webhook leaves a job: every task has minAvailable = replicas.
-        FakeResource vgg(QStringLiteral("VolcanoJob"), QStringLiteral("jobs.batch.volcano.sh"),
-                         withTemplates(QJsonDocument::fromJson(R"({
+        m_volcano[QByteArrayLiteral("vgg-2")] =
+            dl2::test::fakeJob(QStringLiteral("VolcanoJob"), QJsonDocument::fromJson(R"({
             "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
             "metadata": {"name": "vgg-2", "namespace": "ml", "resourceVersion": "100",
                          "annotations": {"team": "vision"}},
             "spec": {"minAvailable": 6, "queue": "default", "schedulerName": "volcano", "maxRetry": 3,
                      "tasks": [{"name": "ps", "replicas": 2, "minAvailable": 2},
                                {"name": "worker", "replicas": 4, "minAvailable": 4}]}})")
-                                           .object(),
-                                       "tasks", "main"));
-        vgg.webhookName = QStringLiteral("validatejob.volcano.sh");
-        vgg.admission = [](const QJsonObject &before, const QJsonObject &after) {
-            if (QString why = dl2::test::volcanoUpdateAdmission(before, after); !why.isEmpty())
-                return why;
-            // A site rule on top (the queue's capability): at most 100 replicas per task.
-            const QJsonArray tasks =
-                after[QStringLiteral("spec")].toObject()[QStringLiteral("tasks")].toArray();
-            for (qsizetype i = 0; i < tasks.size(); ++i)
-                if (const int n = tasks[i].toObject()[QStringLiteral("replicas")].toInt(); n > 100)
-                    return QStringLiteral("spec.tasks[%1].replicas: Invalid value: %2: exceeds "
-                                          "the queue's capability of 100")
-                        .arg(i)
-                        .arg(n);
-            return QString();
-        };
-        m_volcano[QByteArrayLiteral("vgg-2")] = vgg;
+                                                                 .object());
         m_tf[QByteArrayLiteral("lm-4")] =
-            FakeResource(QStringLiteral("TFJob"), QStringLiteral("tfjobs.kubeflow.org"),
-                         withTemplates(QJsonDocument::fromJson(R"({
+            dl2::test::fakeJob(QStringLiteral("TFJob"), QJsonDocument::fromJson(R"({
             "apiVersion": "kubeflow.org/v1", "kind": "TFJob",
             "metadata": {"name": "lm-4", "namespace": "ml", "resourceVersion": "100"},
             "spec": {"runPolicy": {"cleanPodPolicy": "None"},
                      "tfReplicaSpecs": {"PS": {"replicas": 1}, "Worker": {"replicas": 2}}}})")
-                                           .object(),
-                                       "tfReplicaSpecs", "tensorflow"));
+                                                            .object());
         requests.clear();
     }
     int conflictsToInject = 0;
@@ -507,28 +451,20 @@ private Q_SLOTS:
     // strict validation, malformed patches, bad annotation keys, Volcano's update rules.
     void fakeApiServerRefusesInvalidBodies()
     {
-        using dl2::test::volcanoUpdateAdmission;
         int rv = 200;
         auto pytorch = [] {
-            return FakeResource(
-                QStringLiteral("PyTorchJob"), QStringLiteral("pytorchjobs.kubeflow.org"),
-                withTemplates(QJsonDocument::fromJson(R"({"apiVersion": "kubeflow.org/v1",
-                                    "kind": "PyTorchJob", "metadata": {"name": "p", "resourceVersion": "5"},
-                                    "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 2}}}})")
-                                  .object(),
-                              "pytorchReplicaSpecs", "pytorch"));
+            return dl2::test::fakeJob(QStringLiteral("PyTorchJob"), QJsonDocument::fromJson(R"({
+                "apiVersion": "kubeflow.org/v1", "kind": "PyTorchJob",
+                "metadata": {"name": "p", "resourceVersion": "5"},
+                "spec": {"pytorchReplicaSpecs": {"Worker": {"replicas": 2}}}})")
+                                                                        .object());
         };
         auto volcano = [] {
-            FakeResource v(
-                QStringLiteral("VolcanoJob"), QStringLiteral("jobs.batch.volcano.sh"),
-                withTemplates(QJsonDocument::fromJson(R"({"apiVersion": "batch.volcano.sh/v1alpha1",
-                               "kind": "Job", "metadata": {"name": "v", "resourceVersion": "5"},
-                               "spec": {"minAvailable": 2, "tasks": [{"name": "worker", "replicas": 2, "minAvailable": 2}]}})")
-                                  .object(),
-                              "tasks", "main"));
-            v.webhookName = QStringLiteral("validatejob.volcano.sh");
-            v.admission = volcanoUpdateAdmission;
-            return v;
+            return dl2::test::fakeJob(QStringLiteral("VolcanoJob"), QJsonDocument::fromJson(R"({
+                "apiVersion": "batch.volcano.sh/v1alpha1", "kind": "Job",
+                "metadata": {"name": "v", "resourceVersion": "5"},
+                "spec": {"minAvailable": 2, "tasks": [{"name": "worker", "replicas": 2, "minAvailable": 2}]}})")
+                                                                        .object());
         };
         struct Case
         {

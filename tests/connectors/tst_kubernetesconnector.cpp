@@ -159,64 +159,9 @@ public:
     }
 
 private:
-    // A stored job as the API server holds it: pod templates (the operators require
-    // containers) added to every replica spec / task; Volcano jobs behind Volcano's admission
-    // webhook plus a queue limit of 100 replicas per task.
     static FakeResource resource(const char *definition, const char *text)
     {
-        QJsonObject job = json(text);
-        QJsonObject spec = job[QStringLiteral("spec")].toObject();
-        const QJsonObject pod{
-            {QStringLiteral("spec"),
-             QJsonObject{{QStringLiteral("containers"),
-                          QJsonArray{QJsonObject{
-                              {QStringLiteral("name"), QStringLiteral("main")},
-                              {QStringLiteral("image"), QStringLiteral("trainer:1")}}}}}}};
-        const QString def = QString::fromLatin1(definition);
-        if (def == QLatin1String("VolcanoJob")) {
-            QJsonArray tasks = spec[QStringLiteral("tasks")].toArray();
-            for (auto t : tasks) {
-                QJsonObject task = t.toObject();
-                task.insert(QStringLiteral("template"), pod);
-                t = task;
-            }
-            spec.insert(QStringLiteral("tasks"), tasks);
-        } else {
-            const QString key = def == QLatin1String("TFJob")
-                                    ? QStringLiteral("tfReplicaSpecs")
-                                    : QStringLiteral("pytorchReplicaSpecs");
-            QJsonObject specs = spec[key].toObject();
-            for (auto it = specs.begin(); it != specs.end(); ++it) {
-                QJsonObject replica = it.value().toObject();
-                replica.insert(QStringLiteral("template"), pod);
-                it.value() = replica;
-            }
-            spec.insert(key, specs);
-        }
-        job.insert(QStringLiteral("spec"), spec);
-        FakeResource r(def,
-                       def == QLatin1String("VolcanoJob") ? QStringLiteral("jobs.batch.volcano.sh")
-                       : def == QLatin1String("TFJob")    ? QStringLiteral("tfjobs.kubeflow.org")
-                                                       : QStringLiteral("pytorchjobs.kubeflow.org"),
-                       job);
-        if (def == QLatin1String("VolcanoJob")) {
-            r.webhookName = QStringLiteral("validatejob.volcano.sh");
-            r.admission = [](const QJsonObject &before, const QJsonObject &after) {
-                if (QString why = dl2::test::volcanoUpdateAdmission(before, after); !why.isEmpty())
-                    return why;
-                const QJsonArray tasks =
-                    after[QStringLiteral("spec")].toObject()[QStringLiteral("tasks")].toArray();
-                for (qsizetype i = 0; i < tasks.size(); ++i)
-                    if (const int n = tasks[i].toObject()[QStringLiteral("replicas")].toInt();
-                        n > 100)
-                        return QStringLiteral("spec.tasks[%1].replicas: Invalid value: %2: exceeds "
-                                              "the queue's capability of 100")
-                            .arg(i)
-                            .arg(n);
-                return QString();
-            };
-        }
-        return r;
+        return dl2::test::fakeJob(QString::fromLatin1(definition), json(text));
     }
     static QJsonObject pod(const char *name, const char *jobLabel, const char *job,
                            const char *role, const char *node, const char *phase, const char *owner)
