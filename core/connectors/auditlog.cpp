@@ -339,7 +339,7 @@ std::vector<ResizeDecision> AuditLog::unacknowledged() const
     if (!q.exec(
             QStringLiteral("SELECT decision FROM decisions WHERE state IN ('committed', 'sent') "
                            "ORDER BY slot, job")))
-        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+        writeFailed(q.lastError().text().toStdString()); // a read that had to write (WAL recovery)
     while (q.next())
         out.push_back(parseDecision(q.value(0).toString()));
     return out;

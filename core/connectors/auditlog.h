@@ -23,7 +23,8 @@
 namespace dl2 {
 
 // A write to the audit log failed (full disk, I/O error, read-only file): nothing of the
-// failed write is in the log. The operating loop stops approving until the log takes
+// failed write is in the log. Also thrown by unacknowledged(), whose read can need a write
+// (SQLite's recovery of a WAL left by a killed process) and fail on a full disk. The operating loop stops approving until the log takes
 // writes again (operatingloop.h).
 class AuditWriteError : public Error
 {
