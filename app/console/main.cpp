@@ -116,6 +116,13 @@ struct ConsoleOptions
     QCommandLineOption tokenFile{QStringLiteral("token-file"),
                                  QStringLiteral("File holding the agent's bearer token."),
                                  QStringLiteral("F")};
+    // For bench_startup: start as usual, exit once the first frame is painted.
+    QCommandLineOption firstFrame = [] {
+        QCommandLineOption o(QStringLiteral("exit-after-first-frame"),
+                             QStringLiteral("Exit after painting the first frame (start-up benchmark)."));
+        o.setFlags(QCommandLineOption::HiddenFromHelp);
+        return o;
+    }();
 
     void configure(QCommandLineParser &parser) const
     {
@@ -125,7 +132,7 @@ struct ConsoleOptions
         parser.addVersionOption();
         parser.addOptions({scenario, seed, trace, policy, slot, shot, size, compare, select, dark,
                            showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
-                           tokenFile});
+                           tokenFile, firstFrame});
     }
 };
 
@@ -135,6 +142,24 @@ void setApplicationNames()
     QCoreApplication::setApplicationName(QStringLiteral("dl2-console")); // settings file name
     QCoreApplication::setApplicationVersion(QStringLiteral(DL2_VERSION));
 }
+
+// Quits the application once any widget has painted (the first frame is on screen).
+class FirstFrameWatcher : public QObject
+{
+public:
+    using QObject::QObject;
+    bool eventFilter(QObject *watched, QEvent *event) override
+    {
+        if (event->type() == QEvent::Paint && !m_seen) {
+            m_seen = true;
+            QTimer::singleShot(0, qApp, &QCoreApplication::quit); // after this paint completes
+        }
+        return QObject::eventFilter(watched, event);
+    }
+
+private:
+    bool m_seen = false;
+};
 
 bool hasArgument(int argc, char *argv[], std::initializer_list<const char *> names)
 {
@@ -278,6 +303,8 @@ int main(int argc, char *argv[])
     if (!dockName.isEmpty())
         window.raiseDock(dockName);
     if (!screenshot) {
+        if (parser.isSet(o.firstFrame))
+            app.installEventFilter(new FirstFrameWatcher(&app));
         window.show();
         window.load(setup);
         if (liveMode)
