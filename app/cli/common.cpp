@@ -1,5 +1,6 @@
 #include "common.h"
 
+#include "command.h"
 #include "error.h"
 #include "speed/fitspeed.h"
 #include "speed/measurements.h"
@@ -13,6 +14,12 @@
 #include <iostream>
 
 namespace dl2::cli {
+
+std::vector<Command> &commands()
+{
+    static std::vector<Command> all;
+    return all;
+}
 
 void addSpeedOptions(QCommandLineParser &parser)
 {

@@ -12,14 +12,6 @@
 #include <cstdio>
 #include <cstring>
 
-namespace dl2::cli {
-std::vector<Command> &commands()
-{
-    static std::vector<Command> all;
-    return all;
-}
-} // namespace dl2::cli
-
 namespace {
 
 void printUsage()

@@ -6,6 +6,7 @@
 
 #include <QFile>
 
+#include <cmath>
 #include <cstring>
 
 namespace dl2 {
@@ -42,11 +43,96 @@ Error bad(const std::string &origin, const std::string &what)
     return Error(origin + ": " + what);
 }
 
+std::string encodeWeights(const ParameterSet &parameters)
+{
+    pb::Weights w;
+    for (const auto &[name, t] : parameters) {
+        auto *tensor = w.add_tensors();
+        tensor->set_name(name);
+        for (auto d : t.shape)
+            tensor->add_shape(d);
+        tensor->mutable_data()->Add(t.data.begin(), t.data.end());
+    }
+    return w.SerializeAsString();
+}
+
+ParameterSet decodeWeights(const std::string &bytes, const std::string &origin)
+{
+    pb::Weights w;
+    if (!w.ParseFromString(bytes))
+        throw bad(origin, "corrupt weights record (dl2.pb.Weights does not parse)");
+    ParameterSet p;
+    for (const auto &tensor : w.tensors()) {
+        ParameterTensor t;
+        t.shape.assign(tensor.shape().begin(), tensor.shape().end());
+        t.data.assign(tensor.data().begin(), tensor.data().end());
+        if (!p.emplace(tensor.name(), std::move(t)).second)
+            throw bad(origin, "corrupt weights record: parameter '" + tensor.name() +
+                                  "' appears twice");
+    }
+    return p;
+}
+
+LegacyArchiveDecoder &legacyDecoder()
+{
+    static LegacyArchiveDecoder decoder = nullptr;
+    return decoder;
+}
+
+std::string shapeText(const std::vector<std::int64_t> &v)
+{
+    std::string s = "[";
+    for (size_t i = 0; i < v.size(); ++i) {
+        if (i > 0)
+            s += ',';
+        s += std::to_string(v[i]); // (not "," + ...: GCC 12 -Wrestrict false positive)
+    }
+    return s + "]";
+}
+
 } // namespace
 
-std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
-                             const std::string &archive, bool hasOptimizer)
+void setLegacyArchiveDecoder(LegacyArchiveDecoder decoder) { legacyDecoder() = decoder; }
+
+void checkParameters(const ParameterSet &parameters, const PolicySpec &spec,
+                     const std::string &origin)
 {
+    const auto expected = expectedParameters(spec);
+    for (const auto &[name, shape] : expected) {
+        const auto it = parameters.find(name);
+        if (it == parameters.end())
+            throw bad(origin, "network weights lack parameter '" + name + "'");
+        if (it->second.shape != shape)
+            throw bad(origin, "mismatched dimensions: parameter '" + name + "' is " +
+                                  shapeText(it->second.shape) + ", the metadata implies " +
+                                  shapeText(shape));
+        std::int64_t n = 1;
+        for (auto d : shape)
+            n *= d;
+        if (std::int64_t(it->second.data.size()) != n)
+            throw bad(origin, "parameter '" + name + "' holds " +
+                                  std::to_string(it->second.data.size()) + " values, its shape " +
+                                  shapeText(shape) + " needs " + std::to_string(n));
+        for (float v : it->second.data)
+            if (!std::isfinite(v))
+                throw bad(origin, "parameter '" + name + "' holds non-finite values");
+    }
+    if (parameters.size() != expected.size())
+        for (const auto &[name, t] : parameters) {
+            bool known = false;
+            for (const auto &e : expected)
+                known = known || e.first == name;
+            if (!known)
+                throw bad(origin, "unexpected parameter '" + name + "' for this policy");
+        }
+}
+
+std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
+                             const NetworkArchive &network, bool hasOptimizer)
+{
+    const std::string weights = encodeWeights(network.parameters);
+    hasOptimizer = hasOptimizer && !network.optimizer.empty();
+    const std::string archive = hasOptimizer ? network.optimizer : std::string();
     pb::CheckpointMeta m;
     m.set_format_version(kCheckpointFormatVersion);
     m.set_policy_kind(toString(spec.kind));
@@ -89,12 +175,15 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     m.set_archive_size(archive.size());
     m.set_archive_checksum(fnv1a(archive));
     m.set_seed(info.seed);
+    m.set_weights_size(weights.size());
+    m.set_weights_checksum(fnv1a(weights));
     const std::string meta = m.SerializeAsString();
 
     std::string out(kMagic, sizeof kMagic);
     putU32(out, kCheckpointFormatVersion);
     putU32(out, std::uint32_t(meta.size()));
     out += meta;
+    out += weights;
     out += archive;
     return out;
 }
@@ -107,9 +196,9 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     if (bytes.size() < 16 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
         throw bad(origin, "not a DL2 checkpoint (bad magic; expected a .dl2ckpt file)");
     const std::uint32_t version = getU32(bytes, 8);
-    if (version != kCheckpointFormatVersion)
+    if (version != kCheckpointFormatVersion && version != 1)
         throw bad(origin, "unsupported checkpoint format version " + std::to_string(version) +
-                              " (this build reads version " +
+                              " (this build reads versions 1 and " +
                               std::to_string(kCheckpointFormatVersion) + ")");
     const std::uint32_t metaSize = getU32(bytes, 12);
     if (16ull + metaSize > bytes.size())
@@ -118,10 +207,20 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     pb::CheckpointMeta m;
     if (!m.ParseFromArray(bytes.data() + 16, int(metaSize)))
         throw bad(origin, "corrupt metadata record (dl2.pb.CheckpointMeta does not parse)");
-    if (m.format_version() != kCheckpointFormatVersion)
+    if (m.format_version() != version)
         throw bad(origin, "metadata field format_version is " +
-                              std::to_string(m.format_version()));
-    const size_t archiveSize = bytes.size() - 16 - metaSize;
+                              std::to_string(m.format_version()) + ", the header says " +
+                              std::to_string(version));
+    const std::uint64_t weightsSize = version == 1 ? 0 : m.weights_size();
+    if (weightsSize > bytes.size() - 16 - metaSize)
+        throw bad(origin, "truncated: weights record has " +
+                              std::to_string(bytes.size() - 16 - metaSize) + " of " +
+                              std::to_string(weightsSize) + " bytes");
+    const std::string weights = bytes.substr(16 + metaSize, weightsSize);
+    if (fnv1a(weights) != m.weights_checksum() && version != 1)
+        throw bad(origin, "corrupt: weights record checksum mismatch");
+    const size_t archiveStart = 16 + metaSize + weightsSize;
+    const size_t archiveSize = bytes.size() - archiveStart;
     if (archiveSize < m.archive_size())
         throw bad(origin, "truncated: network archive has " + std::to_string(archiveSize) +
                               " of " + std::to_string(m.archive_size()) + " bytes");
@@ -130,7 +229,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
                               " unexpected bytes after the network archive");
     Checkpoint c;
     c.origin = origin;
-    c.archive = bytes.substr(16 + metaSize);
+    c.archive = bytes.substr(archiveStart);
     if (fnv1a(c.archive) != m.archive_checksum())
         throw bad(origin, "corrupt: network archive checksum mismatch");
 
@@ -192,9 +291,18 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();
-    c.hasOptimizer = m.has_optimizer();
-    c.parameters = std::make_shared<const ParameterSet>(
-        detail::parametersFromArchive(c.archive, s, origin));
+    c.hasOptimizer = m.has_optimizer() && !c.archive.empty();
+    if (version == 1) {
+        if (!legacyDecoder())
+            throw bad(origin, "checkpoint format version 1 keeps the weights in a libtorch "
+                              "archive, which only dl2-train reads; convert it once with "
+                              "`dl2 train convert " + origin + " -o NEW.dl2ckpt`");
+        c.parameters = std::make_shared<const ParameterSet>(legacyDecoder()(c.archive, s, origin));
+    } else {
+        ParameterSet p = decodeWeights(weights, origin);
+        checkParameters(p, s, origin);
+        c.parameters = std::make_shared<const ParameterSet>(std::move(p));
+    }
     return c;
 }
 
@@ -212,8 +320,7 @@ Checkpoint readCheckpoint(const std::string &path, std::optional<PolicyKind> exp
 void writeCheckpoint(const std::string &path, const PolicySpec &spec, const TrainingInfo &info,
                      const ParameterSet &parameters)
 {
-    writeFileAtomically(path, encodeCheckpoint(spec, info,
-                                               detail::archiveFromParameters(parameters), false));
+    writeFileAtomically(path, encodeCheckpoint(spec, info, NetworkArchive{parameters, {}}, false));
 }
 
 } // namespace dl2

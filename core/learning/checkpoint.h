@@ -1,14 +1,17 @@
 #pragma once
 // Policy checkpoints (*.dl2ckpt), one self-describing file:
 //   bytes 0-7   magic "DL2CKPT\0"
-//   bytes 8-11  format version (uint32 little endian, currently 1)
+//   bytes 8-11  format version (uint32 little endian, currently 2)
 //   bytes 12-15 length M of the metadata record (uint32 LE)
 //   M bytes     dl2.pb.CheckpointMeta (checkpoint.proto): kind, dims, window, feature
 //               options, hidden sizes, hyper-parameters, scenario, step, validation JCT,
-//               archive size and FNV-1a 64 checksum
-//   rest        libtorch archive (torch::serialize::OutputArchive): every network parameter
-//               by name ("policy.fc1.weight", ...) and, unless shipped weights-only, the Adam
-//               state under "optimizer".
+//               sizes and FNV-1a 64 checksums of what follows
+//   then        dl2.pb.Weights: every network parameter by name ("policy.fc1.weight", ...)
+//               with its shape, as plain Protobuf, so reading a policy needs no libtorch
+//   rest        unless shipped weights-only, the Adam state as a libtorch archive
+//               (torch::serialize::OutputArchive, key "optimizer"); only trainers read it.
+// Version 1 files (the weights inside one libtorch archive) are read only where the training
+// library registered its decoder (dl2-train); elsewhere the error says how to convert them.
 // Loading checks all of it; a truncated, corrupt or mismatched file throws dl2::Error naming
 // the file and what is wrong, never a crash and never a silently wrong policy.
 // Writes are atomic (temporary file + rename).
@@ -57,29 +60,45 @@ struct Checkpoint
     TrainingInfo info;
     bool hasOptimizer = false;
     std::shared_ptr<const ParameterSet> parameters;
-    std::string archive; // the raw libtorch archive (trainers resume the optimizer from it)
+    // libtorch archive holding the optimizer state under "optimizer" (trainers resume from
+    // it); empty for weights-only files.
+    std::string archive;
 };
 
-inline constexpr std::uint32_t kCheckpointFormatVersion = 1;
+// What a trainer saves: the weights and, optionally, the optimizer's libtorch archive.
+struct NetworkArchive
+{
+    ParameterSet parameters;
+    std::string optimizer; // libtorch archive with key "optimizer"; empty = weights only
+};
+
+inline constexpr std::uint32_t kCheckpointFormatVersion = 2;
 
 // `path` may be a file or a Qt resource (":/dl2/policies/...").
 Checkpoint readCheckpoint(const std::string &path, std::optional<PolicyKind> expected = {});
 Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
                            std::optional<PolicyKind> expected = {});
-// Frames an archive (from Learner::archive or archiveFromParameters) into file bytes.
+// The file bytes of a checkpoint (the archive from Learner::archive). The optimizer state is
+// kept only when hasOptimizer is set and the archive holds one.
 std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
-                             const std::string &archive, bool hasOptimizer);
+                             const NetworkArchive &archive, bool hasOptimizer);
 // Weights-only checkpoint from a ParameterSet (tests, exports).
 void writeCheckpoint(const std::string &path, const PolicySpec &spec, const TrainingInfo &info,
                      const ParameterSet &parameters);
-// Freshly initialised parameters (libtorch default init under manual_seed(seed)).
+// Freshly initialised parameters (libtorch default init under manual_seed(seed));
+// implemented in the training library (learner.cpp).
 ParameterSet initialParameters(const PolicySpec &spec, std::uint64_t seed);
 
-namespace detail {
-// Implemented in learner.cpp (the libtorch translation unit).
-std::string archiveFromParameters(const ParameterSet &parameters);
-ParameterSet parametersFromArchive(const std::string &archive, const PolicySpec &spec,
-                                   const std::string &origin);
-} // namespace detail
+// Checks names, shapes and values of `parameters` against what `spec` needs; throws
+// dl2::Error naming `origin` and the parameter.
+void checkParameters(const ParameterSet &parameters, const PolicySpec &spec,
+                     const std::string &origin);
+
+// Format version 1 kept the weights inside a libtorch archive. The training library
+// registers its decoder (enableLegacyCheckpoints() in learner.h); without it, reading such a
+// file throws an error that says how to convert it.
+using LegacyArchiveDecoder = ParameterSet (*)(const std::string &archive, const PolicySpec &spec,
+                                              const std::string &origin);
+void setLegacyArchiveDecoder(LegacyArchiveDecoder decoder);
 
 } // namespace dl2

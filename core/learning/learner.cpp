@@ -1,5 +1,6 @@
-// The only translation unit of dl2learning that includes libtorch: network modules, batch
-// construction, SL and actor-critic updates, and the parameter archive of checkpoints.
+// The only translation unit that includes libtorch (library dl2training): network modules,
+// batch construction, SL and actor-critic updates, the optimizer archive of checkpoints and
+// the reader of format-version-1 checkpoints.
 
 #include "learner.h"
 
@@ -366,19 +367,20 @@ std::shared_ptr<const ParameterSet> Learner::parameters() const
     return std::make_shared<const ParameterSet>(copyOut(m_impl->model));
 }
 
-std::string Learner::archive(bool withOptimizer) const
+NetworkArchive Learner::archive(bool withOptimizer) const
 {
-    torch::serialize::OutputArchive ar;
-    for (const auto &item : m_impl->model->named_parameters())
-        ar.write(item.key(), item.value().detach());
+    NetworkArchive a;
+    a.parameters = copyOut(m_impl->model);
     if (withOptimizer) {
+        torch::serialize::OutputArchive ar;
         torch::serialize::OutputArchive opt;
         m_impl->optimizer->save(opt);
         ar.write("optimizer", opt);
+        std::ostringstream out;
+        ar.save_to(out);
+        a.optimizer = out.str();
     }
-    std::ostringstream out;
-    ar.save_to(out);
-    return out.str();
+    return a;
 }
 
 void setTorchThreads(int threads)
@@ -392,24 +394,11 @@ ParameterSet initialParameters(const PolicySpec &spec, std::uint64_t seed)
     return copyOut(m);
 }
 
-namespace detail {
+namespace {
 
-std::string archiveFromParameters(const ParameterSet &p)
-{
-    torch::serialize::OutputArchive ar;
-    for (const auto &[name, t] : p) {
-        auto tensor = torch::from_blob(const_cast<float *>(t.data.data()),
-                                       std::vector<std::int64_t>(t.shape.begin(), t.shape.end()))
-                          .clone();
-        ar.write(name, tensor);
-    }
-    std::ostringstream out;
-    ar.save_to(out);
-    return out.str();
-}
-
-ParameterSet parametersFromArchive(const std::string &archive, const PolicySpec &spec,
-                                   const std::string &origin)
+// Format version 1: the weights inside the libtorch archive.
+ParameterSet parametersFromLegacyArchive(const std::string &archive, const PolicySpec &spec,
+                                         const std::string &origin)
 {
     ParameterSet p;
     try {
@@ -420,27 +409,10 @@ ParameterSet parametersFromArchive(const std::string &archive, const PolicySpec 
             torch::Tensor t;
             if (!ar.try_read(name, t))
                 throw Error(origin + ": network archive lacks parameter '" + name + "'");
-            std::vector<std::int64_t> got(t.sizes().begin(), t.sizes().end());
-            if (got != shape) {
-                auto str = [](const std::vector<std::int64_t> &v) {
-                    std::string s = "[";
-                    for (size_t i = 0; i < v.size(); ++i) {
-                        if (i > 0)
-                            s += ',';
-                        s += std::to_string(v[i]); // (not "," + ...: GCC 12 -Wrestrict false positive)
-                    }
-                    return s + "]";
-                };
-                throw Error(origin + ": mismatched dimensions: parameter '" + name + "' is " +
-                            str(got) + ", the metadata implies " + str(shape));
-            }
             t = t.contiguous().to(torch::kFloat32);
             ParameterTensor pt;
-            pt.shape = got;
+            pt.shape.assign(t.sizes().begin(), t.sizes().end());
             pt.data.assign(t.data_ptr<float>(), t.data_ptr<float>() + t.numel());
-            for (float v : pt.data)
-                if (!std::isfinite(v))
-                    throw Error(origin + ": parameter '" + name + "' holds non-finite values");
             p[name] = std::move(pt);
         }
     } catch (const c10::Error &e) {
@@ -450,9 +422,26 @@ ParameterSet parametersFromArchive(const std::string &archive, const PolicySpec 
     } catch (const std::exception &e) {
         throw Error(origin + ": corrupt network archive (" + e.what() + ")");
     }
+    checkParameters(p, spec, origin);
     return p;
 }
 
-} // namespace detail
+} // namespace
+
+void enableLegacyCheckpoints() { setLegacyArchiveDecoder(&parametersFromLegacyArchive); }
+
+std::string legacyCheckpointArchive(const ParameterSet &parameters)
+{
+    torch::serialize::OutputArchive ar;
+    for (const auto &[name, t] : parameters) {
+        auto tensor = torch::from_blob(const_cast<float *>(t.data.data()),
+                                       std::vector<std::int64_t>(t.shape.begin(), t.shape.end()))
+                          .clone();
+        ar.write(name, tensor);
+    }
+    std::ostringstream out;
+    ar.save_to(out);
+    return out.str();
+}
 
 } // namespace dl2

@@ -1,6 +1,7 @@
 #pragma once
 // The trainable side of a policy: libtorch modules (policy + value network) and their Adam
-// optimizer behind a torch-free interface. Only learner.cpp includes <torch/torch.h>.
+// optimizer behind a torch-free interface. Only learner.cpp includes <torch/torch.h>; it is
+// part of dl2training, which only dl2-train (and the training tests) link.
 
 #include "checkpoint.h"
 #include "experience.h"
@@ -55,7 +56,8 @@ public:
                            const std::vector<float> &weights, const RlLossOptions &options);
     // A copy of the current weights for torch-free inference.
     std::shared_ptr<const ParameterSet> parameters() const;
-    std::string archive(bool withOptimizer) const;
+    // The weights and (withOptimizer) the Adam state, for encodeCheckpoint.
+    NetworkArchive archive(bool withOptimizer) const;
 
 private:
     struct Impl;
@@ -64,5 +66,10 @@ private:
 
 // at::set_num_threads, once, before training.
 void setTorchThreads(int threads);
+
+// Lets readCheckpoint read format version 1 (weights in a libtorch archive) in this process.
+void enableLegacyCheckpoints();
+// The libtorch archive a version-1 file held (tests of the conversion).
+std::string legacyCheckpointArchive(const ParameterSet &parameters);
 
 } // namespace dl2
