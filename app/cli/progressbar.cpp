@@ -1,11 +1,24 @@
 #include "progressbar.h"
 
 #include <cstdio>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace dl2::cli {
 
 namespace {
+// Seconds between plain progress lines when stderr is not a terminal: 10, or
+// DL2_PROGRESS_SECONDS (0.1-3600; the console's training page follows a run with 0.5).
+double plainInterval()
+{
+    const char *env = std::getenv("DL2_PROGRESS_SECONDS");
+    if (!env || !*env)
+        return 10.0;
+    char *end = nullptr;
+    const double v = std::strtod(env, &end);
+    return end && *end == '\0' && v >= 0.1 && v <= 3600 ? v : 10.0;
+}
+
 std::string formatSeconds(double s)
 {
     char buf[32];
@@ -23,7 +36,7 @@ std::string formatSeconds(double s)
 ProgressBar::ProgressBar(std::string label, long long total, std::string unit)
     : m_label(std::move(label)), m_total(total), m_unit(std::move(unit)),
       m_tty(isatty(fileno(stderr)) != 0), m_start(std::chrono::steady_clock::now()),
-      m_lastPrint(m_start)
+      m_lastPrint(m_start), m_plainInterval(plainInterval())
 {
 }
 
@@ -37,7 +50,7 @@ void ProgressBar::update(long long done, const std::string &extra)
 {
     const auto now = std::chrono::steady_clock::now();
     const double sinceLast = std::chrono::duration<double>(now - m_lastPrint).count();
-    if (done < m_total && sinceLast < (m_tty ? 0.1 : 10.0))
+    if (done < m_total && sinceLast < (m_tty ? 0.1 : m_plainInterval))
         return;
     m_lastPrint = now;
     m_lastDone = done;

@@ -1,6 +1,7 @@
 #pragma once
 // A one-line progress bar with rate and ETA for long commands; prints only when stderr is a
-// terminal (plain periodic lines otherwise, so logs stay readable).
+// terminal (plain periodic lines otherwise, so logs stay readable: every 10 s, or every
+// DL2_PROGRESS_SECONDS seconds when that is set).
 
 #include <chrono>
 #include <string>
@@ -24,6 +25,7 @@ private:
     long long m_lastDone = -1;
     std::chrono::steady_clock::time_point m_start;
     std::chrono::steady_clock::time_point m_lastPrint;
+    double m_plainInterval; // seconds between plain lines (not a terminal)
 };
 
 } // namespace dl2::cli
