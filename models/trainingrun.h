@@ -1,0 +1,103 @@
+#pragma once
+// A short training in the background: runs `dl2-train rl|sl ...` (or `dl2 train rl|sl ...`)
+// found next to the running executable as a child process (QProcess), reports its progress
+// from the progress lines on its stderr, and cancels it the way a user would (SIGINT: the
+// trainer stops cleanly, keeps its best checkpoint and writes its curves). The curves file
+// (<output>.curves.csv) is what TrainingCurvesModel follows.
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QProcess>
+#include <QStringList>
+#include <QTimer>
+
+namespace dl2console {
+
+struct TrainingRequest
+{
+    QString algorithm = QStringLiteral("rl"); // "rl" (the paper's actor-critic) or "sl"
+    QString scenario = QStringLiteral("dl2-small");
+    QString policy = QStringLiteral("dl2");    // fresh networks: dl2 or dl2-plus
+    QString init;                              // checkpoint to start from (optional)
+    QString teacher = QStringLiteral("optimus"); // sl
+    int steps = 200;
+    int validateEvery = 20;
+    QString validationSeeds = QStringLiteral("100-104");
+    quint64 seed = 1;
+    QString output; // checkpoint to write; required
+    QStringList extraArguments;
+
+    // The sub-command's arguments ("rl --scenario ... -o OUTPUT"), without "train".
+    QStringList arguments() const;
+    QString curvesFile() const { return output + QStringLiteral(".curves.csv"); }
+};
+
+class TrainingRun : public QObject
+{
+    Q_OBJECT
+public:
+    enum class State
+    {
+        Idle,
+        Running,
+        Cancelling,
+        Finished,
+        Cancelled,
+        Failed
+    };
+    Q_ENUM(State)
+
+    explicit TrainingRun(QObject *parent = nullptr);
+    ~TrainingRun() override; // cancels a running training and waits for it (briefly)
+
+    // Where to look for dl2-train / dl2 (default: the running executable's directory and,
+    // for a build tree, ../cli next to it).
+    void setSearchDirectories(const QStringList &directories);
+    QStringList searchDirectories() const { return m_directories; }
+    // The program and its leading arguments: {"/dir/dl2-train"} or {"/dir/dl2", "train"};
+    // empty if neither exists.
+    QStringList trainCommand() const;
+
+    // Starts the training; false (and errorString()) if one is running or nothing to run.
+    bool start(const TrainingRequest &request);
+    // SIGINT, then a kill if it has not stopped after `graceMs`.
+    void cancel(int graceMs = 15000);
+    bool isRunning() const { return m_state == State::Running || m_state == State::Cancelling; }
+    State state() const { return m_state; }
+    const TrainingRequest &request() const { return m_request; }
+    QString commandLine() const { return m_commandLine; }
+    long long step() const { return m_step; }
+    long long totalSteps() const { return m_total; }
+    double elapsedSeconds() const;
+    QString errorString() const { return m_error; }
+    // The trainer's result lines ("best validation avg JCT ... at step ...").
+    QString summary() const { return m_summary.join(QLatin1Char('\n')); }
+
+Q_SIGNALS:
+    void started();
+    void progressChanged(long long step, long long total);
+    void stateChanged(dl2console::TrainingRun::State state);
+    void finished(dl2console::TrainingRun::State state);
+
+private:
+    void readStderr();
+    void readStdout();
+    void onFinished(int exitCode, QProcess::ExitStatus status);
+    void setState(State state);
+
+    QStringList m_directories;
+    QProcess *m_process = nullptr;
+    QTimer m_killTimer;
+    QElapsedTimer m_clock;
+    double m_finalSeconds = 0.0;
+    TrainingRequest m_request;
+    QString m_commandLine;
+    State m_state = State::Idle;
+    long long m_step = 0;
+    long long m_total = 0;
+    QByteArray m_errBuffer, m_outBuffer;
+    QStringList m_errTail, m_summary;
+    QString m_error;
+};
+
+} // namespace dl2console
