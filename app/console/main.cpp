@@ -11,11 +11,13 @@
 #include "liveoperations.h"
 #include "jobtablepanel.h"
 #include "mainwindow.h"
+#include "scenario.h"
 #include "scheduler.h"
 #ifdef DL2_HAVE_LEARNING
 #include "registerpolicies.h"
 #endif
 #include "settings.h"
+#include "trainingpage.h"
 #include "viewrefresher.h"
 
 #include <QApplication>
@@ -23,6 +25,7 @@
 #include <QDockWidget>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QFileInfo>
 #include <QPalette>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -124,6 +127,17 @@ struct ConsoleOptions
         return o;
     }();
 
+    QCommandLineOption trainingCurves{
+        QStringLiteral("training-curves"),
+        QStringLiteral("Show the Training page with this curves file (<checkpoint>.curves.csv "
+                       "of dl2 train), followed while it grows."),
+        QStringLiteral("FILE")};
+    QCommandLineOption trainingBaselines{
+        QStringLiteral("training-baselines"),
+        QStringLiteral("Training page: reference lines (DRF, Optimus, lower bound) simulated on "
+                       "SCENARIO's validation traces (seeds A-B, default 100-109 as dl2 train)."),
+        QStringLiteral("SCENARIO[:A-B]")};
+
     void configure(QCommandLineParser &parser) const
     {
         parser.setApplicationDescription(
@@ -132,7 +146,7 @@ struct ConsoleOptions
         parser.addVersionOption();
         parser.addOptions({scenario, seed, trace, policy, slot, shot, size, compare, select, dark,
                            showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
-                           tokenFile, firstFrame});
+                           tokenFile, firstFrame, trainingCurves, trainingBaselines});
     }
 };
 
@@ -263,6 +277,20 @@ int main(int argc, char *argv[])
             return fail(QStringLiteral("--inference needs a positive integer"));
     }
 
+    QString baselineScenario, baselineSeeds = QStringLiteral("100-109");
+    if (parser.isSet(o.trainingBaselines)) {
+        const QString v = parser.value(o.trainingBaselines);
+        const qsizetype colon = v.indexOf(QLatin1Char(':'));
+        baselineScenario = colon < 0 ? v : v.left(colon);
+        if (colon >= 0)
+            baselineSeeds = v.mid(colon + 1);
+        try {
+            dl2::scenarioByName(baselineScenario.toStdString());
+        } catch (const std::exception &e) {
+            return fail(QStringLiteral("--training-baselines: %1").arg(QString::fromUtf8(e.what())));
+        }
+    }
+
     LiveSetup live;
     bool liveMode = false;
     try {
@@ -311,6 +339,12 @@ int main(int argc, char *argv[])
             window.startLive();
         else if (slot > 0)
             window.session()->seek(slot);
+        if (parser.isSet(o.trainingCurves) || !baselineScenario.isEmpty()) {
+            window.showTraining();
+            if (parser.isSet(o.trainingCurves))
+                window.trainingPage()->openCurves(parser.value(o.trainingCurves));
+            window.trainingPage()->computeReferences(baselineScenario, baselineSeeds);
+        }
         return app.exec();
     }
 
@@ -382,6 +416,21 @@ int main(int argc, char *argv[])
             settle(20);
         if (!error.isEmpty())
             return fail(error);
+    }
+    if (parser.isSet(o.trainingCurves) || !baselineScenario.isEmpty()) {
+        TrainingPage *training = window.trainingPage();
+        window.showTraining();
+        const QString curves = parser.value(o.trainingCurves);
+        if (!curves.isEmpty() && !QFileInfo::exists(curves))
+            return fail(QStringLiteral("%1: no such curves file").arg(curves));
+        if (!curves.isEmpty() && !training->openCurves(curves))
+            return fail(training->curvesError());
+        training->computeReferences(baselineScenario, baselineSeeds);
+        while (training->isComputingReferences())
+            settle(20);
+        if (!error.isEmpty())
+            return fail(error);
+        training->refresh();
     }
     window.refresher()->flush();
     settle(80); // queued replots and layout

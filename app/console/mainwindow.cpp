@@ -18,6 +18,7 @@
 #include "sessiontoolbar.h"
 #include "settings.h"
 #include "timelinescrubber.h"
+#include "trainingpage.h"
 #include "utilisationplot.h"
 #include "viewrefresher.h"
 
@@ -43,7 +44,8 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
       m_jobModel(new JobTableModel(this)), m_toolBar(new SessionToolBar(this)),
       m_scrubber(new TimelineScrubber(this)), m_status(new SessionStatusBar(this)),
       m_tabs(new QTabWidget(this)), m_occupancy(new ClusterOccupancyView(this)),
-      m_comparison(new ComparisonPage(settings, this))
+      m_comparison(new ComparisonPage(settings, this)),
+      m_training(new TrainingPage(settings, this))
 {
     setWindowTitle(QString()); // the application display name is added by Qt
     setWindowIcon(appIcon());
@@ -73,6 +75,8 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
     m_tabs->setDocumentMode(true);
     m_tabs->addTab(m_occupancy, tr("&Cluster"));
     m_tabs->addTab(m_comparison, tr("Co&mparison"));
+    m_training->setObjectName(QStringLiteral("trainingPage"));
+    m_tabs->addTab(m_training, tr("&Training"));
     setCentralWidget(m_tabs);
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     setStatusBar(m_status);
@@ -87,6 +91,7 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
                 checked << p;
     m_comparison->setPolicies(policies, checked);
     m_comparison->setScenarios(scenarios);
+    m_training->setScenarios(scenarios);
 
     buildDocks();
     buildMenus();
@@ -218,6 +223,8 @@ void MainWindow::buildMenus()
     cluster->setShortcut(Qt::CTRL | Qt::Key_1);
     QAction *compare = view->addAction(tr("Comparison"), this, &MainWindow::showComparison);
     compare->setShortcut(Qt::CTRL | Qt::Key_2);
+    QAction *training = view->addAction(tr("Training"), this, &MainWindow::showTraining);
+    training->setShortcut(Qt::CTRL | Qt::Key_3);
     view->addSeparator();
     view->addAction(tr("Zoom in"), QKeySequence::ZoomIn, m_occupancy,
                     &ClusterOccupancyView::zoomIn);
@@ -282,6 +289,7 @@ void MainWindow::connectSession()
     });
     connect(m_session, &ConsoleSession::errorOccurred, this, &MainWindow::onError);
     connect(m_comparison, &ComparisonPage::errorOccurred, this, &MainWindow::onError);
+    connect(m_training, &TrainingPage::errorOccurred, this, &MainWindow::onError);
     connect(m_jobPanel, &JobTablePanel::selectionChanged, this, &MainWindow::onSelection);
     connect(m_session, &ConsoleSession::liveChanged, this, &MainWindow::onLiveChanged);
     connect(m_queue, &DecisionQueuePanel::gateSettingsChanged, this, &MainWindow::onGateSettings);
@@ -430,6 +438,11 @@ void MainWindow::showComparison()
     m_tabs->setCurrentWidget(m_comparison);
 }
 
+void MainWindow::showTraining()
+{
+    m_tabs->setCurrentWidget(m_training);
+}
+
 QStringList MainWindow::dockNames()
 {
     return {QStringLiteral("jobs"), QStringLiteral("queue"), QStringLiteral("decisions"),
@@ -453,10 +466,12 @@ bool MainWindow::raiseDock(const QString &name)
 
 void MainWindow::onTabChanged(int index)
 {
-    // The comparison page gets the whole window: the live docks are about the replayed run.
-    const bool comparison = m_tabs->widget(index) == m_comparison;
-    if (comparison) {
-        m_liveState = QMainWindow::saveState();
+    // The comparison and training pages get the whole window: the docks are about the
+    // replayed run.
+    const bool page = m_tabs->widget(index) != m_occupancy;
+    if (page) {
+        if (m_liveState.isEmpty()) // not when going from one page to another
+            m_liveState = QMainWindow::saveState();
         for (QDockWidget *d : std::as_const(m_docks))
             d->hide();
         m_timelineBar->hide();

@@ -27,6 +27,7 @@ class SessionStatusBar;
 class SessionToolBar;
 class Settings;
 class TimelineScrubber;
+class TrainingPage;
 class UtilisationPlot;
 class ViewRefresher;
 
@@ -51,6 +52,7 @@ public:
     // Dock sizes as fractions of the current window (default layout at any window size).
     void applyDefaultDockSizes();
     void showComparison();
+    void showTraining();
     // Raises a tabbed dock: "jobs", "queue", "decisions", "audit" (or a dock's objectName).
     // False for an unknown name.
     bool raiseDock(const QString &name);
@@ -68,6 +70,7 @@ public:
     DecisionInspector *decisionInspector() const { return m_decisions; }
     RewardPlot *rewardPlot() const { return m_reward; }
     ComparisonPage *comparisonPage() const { return m_comparison; }
+    TrainingPage *trainingPage() const { return m_training; }
     DecisionQueuePanel *decisionQueue() const { return m_queue; }
     AuditLogPanel *auditLog() const { return m_audit; }
     static QString defaultPolicy();
@@ -105,6 +108,7 @@ private:
     QTabWidget *m_tabs;
     ClusterOccupancyView *m_occupancy;
     ComparisonPage *m_comparison;
+    TrainingPage *m_training;
     JobTablePanel *m_jobPanel;
     UtilisationPlot *m_utilisation;
     RewardPlot *m_reward;
@@ -115,7 +119,7 @@ private:
     LiveSetup m_liveDefaults;
     QList<QDockWidget *> m_docks;
     QByteArray m_defaultState;
-    QByteArray m_liveState; // dock layout of the Cluster tab while the comparison is shown
+    QByteArray m_liveState; // dock layout of the Cluster tab while another page is shown
     QToolBar *m_timelineBar = nullptr;
     SessionSetup m_lastGood;
     bool m_haveLastGood = false;

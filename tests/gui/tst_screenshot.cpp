@@ -1,5 +1,6 @@
 // The CLI screenshot command renders the main window at a slot to a non-trivial PNG.
 
+#include <QFile>
 #include <QImage>
 #include <QProcess>
 #include <QSet>
@@ -13,6 +14,7 @@ private Q_SLOTS:
     void rendersPng();
     void badArgumentsFail();
     void helpAndVersion();
+    void trainingCurves();
 };
 
 namespace {
@@ -88,6 +90,54 @@ void TestScreenshot::helpAndVersion()
         QVERIFY(p.waitForFinished(30000));
         QCOMPARE(p.exitCode(), 0);
         QVERIFY(!p.readAllStandardOutput().isEmpty());
+    }
+}
+
+void TestScreenshot::trainingCurves()
+{
+    if (console().isEmpty())
+        QSKIP("DL2_CONSOLE not set (run through ctest)");
+    // --training-curves FILE shows the Training page with that run's curves; a malformed file
+    // fails naming the file and line.
+    QTemporaryDir dir;
+    const QString good = dir.filePath(QStringLiteral("run.dl2ckpt.curves.csv"));
+    const QString bad = dir.filePath(QStringLiteral("bad.curves.csv"));
+    QFile f(good);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,reward,"
+            "validation_avg_jct\n0,0.4,0,-1,-1,0,0,0,28.8\n20,1,3.7,-1,-1,1.8,2.7,1.7,-1\n"
+            "40,1.7,-0.1,-1,-1,0.6,3.3,0.8,27.9\n60,2.7,0.8,-1,-1,1.3,3.1,0.2,26.4\n");
+    f.close();
+    QFile g(bad);
+    QVERIFY(g.open(QIODevice::WriteOnly));
+    g.write("step,validation_avg_jct\n0,28.8\n20\n");
+    g.close();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    const QString png = dir.filePath(QStringLiteral("training.png"));
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.start(console(), {QStringLiteral("--training-curves"), good, QStringLiteral("--screenshot"),
+                        png, QStringLiteral("--size"), QStringLiteral("1280x800")});
+    QVERIFY(p.waitForFinished(120000));
+    QCOMPARE(p.exitCode(), 0);
+    QImage image(png);
+    QCOMPARE(image.size(), QSize(1280, 800));
+
+    for (const QStringList &args :
+         {QStringList{QStringLiteral("--training-curves"), bad},
+          QStringList{QStringLiteral("--training-curves"), dir.filePath(QStringLiteral("none.csv"))},
+          QStringList{QStringLiteral("--training-baselines"), QStringLiteral("no-such-scenario")}}) {
+        QProcess q;
+        q.setProcessEnvironment(env);
+        q.start(console(), args + QStringList{QStringLiteral("--screenshot"),
+                                              dir.filePath(QStringLiteral("x.png"))});
+        QVERIFY(q.waitForFinished(120000));
+        QCOMPARE(q.exitCode(), 2);
+        const QString err = QString::fromUtf8(q.readAllStandardError());
+        QVERIFY2(err.contains(args[1]), qPrintable(err));
+        if (args[1] == bad)
+            QVERIFY2(err.contains(bad + QStringLiteral(":3:")), qPrintable(err));
     }
 }
 

@@ -1,0 +1,241 @@
+// The training page: renders a run's curves (validation JCT, entropy, losses, action mix),
+// shows a malformed file's error, computes reference lines, and starts and cancels a real
+// tiny `dl2 train rl` in the background through its buttons.
+
+#include "plot.h"
+#include "scheduler.h"
+#include "settings.h"
+#include "trainingcurvesmodel.h"
+#include "trainingpage.h"
+
+#include <QDir>
+#include <QFileInfo>
+#include <QImage>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSaveFile>
+#include <QSet>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using namespace dl2console;
+
+class TestTrainingPage : public QObject
+{
+    Q_OBJECT
+private Q_SLOTS:
+    void initTestCase();
+    void rendersRlCurves();
+    void rendersSlCurves();
+    void malformedFileShowsError();
+    void referenceLines();
+    void startAndCancelRealTraining();
+};
+
+namespace {
+
+void writeFile(const QString &path, const QByteArray &text)
+{
+    QSaveFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text);
+    QVERIFY(f.commit());
+}
+
+// An RL run as the trainer writes it, plus the action-mix columns.
+QByteArray rlCurves(int validations)
+{
+    QByteArray out = "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,"
+                     "reward,validation_avg_jct,worker_share,ps_share,bundle_share,stop_share,"
+                     "workers_per_job\n";
+    for (int step = 0; step <= validations * 20; step += 10) {
+        const bool validate = step % 20 == 0;
+        const double t = step / 100.0;
+        out += QByteArray::number(step) + ',' + QByteArray::number(step * 0.3) + ',' +
+               (step == 0 ? QByteArray("0,-1,-1,0,0,0,")
+                          : QByteArray::number(0.1 - 0.01 * t) + ",-1,-1," +
+                                QByteArray::number(5.0 / (1 + t)) + ',' +
+                                QByteArray::number(2.0 - 0.3 * t) + ",0.4,") +
+               (validate ? QByteArray::number(30.0 - 2 * t) : QByteArray("-1")) + ',' +
+               QByteArray::number(0.1 + 0.05 * t) + ',' + QByteArray::number(0.8 - 0.1 * t) +
+               ',' + QByteArray::number(0.05 + 0.03 * t) + ',' + QByteArray::number(0.05 + 0.02 * t) +
+               ',' + QByteArray::number(1.1 + 0.4 * t) + '\n';
+    }
+    return out;
+}
+
+int distinctColours(const QImage &image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 2)
+        for (int x = 0; x < image.width(); x += 2)
+            colours.insert(image.pixel(x, y));
+    return int(colours.size());
+}
+
+} // namespace
+
+void TestTrainingPage::initTestCase()
+{
+    dl2::registerBaselines();
+}
+
+void TestTrainingPage::rendersRlCurves()
+{
+    QTemporaryDir dir;
+    Settings settings(dir.filePath(QStringLiteral("s.ini")));
+    const QString path = dir.filePath(QStringLiteral("rl.dl2ckpt.curves.csv"));
+    writeFile(path, rlCurves(6));
+    TrainingPage page(&settings);
+    page.resize(1400, 850);
+    page.show();
+    QVERIFY(page.openCurves(path));
+    page.refresh();
+    // Validation JCT: one point per validation, plus the "best" marker.
+    QCOMPARE(page.jctPlot()->graph(0)->dataCount(), 7);
+    QCOMPARE(page.jctPlot()->graphCount(), 2);
+    QCOMPARE(page.jctPlot()->graph(1)->data()->at(0)->key, 120.0); // best = last here
+    // Entropy and value loss from the update rows (not step 0, which had no update).
+    QCOMPARE(page.entropyPlot()->graph(0)->dataCount(), 12);
+    QCOMPARE(page.lossPlot()->graph(0)->dataCount(), 12);
+    // Action mix: four stacked shares + workers per job; the top of the stack is 100 %.
+    QCOMPARE(page.actionPlot()->graphCount(), 5);
+    const auto *top = page.actionPlot()->graph(3)->data().data();
+    for (auto it = top->constBegin(); it != top->constEnd(); ++it)
+        QVERIFY(qAbs(it->value - 100.0) < 1e-6);
+    QVERIFY(page.actionPlot()->yAxis2->visible());
+
+    const QImage image = page.grab().toImage();
+    QVERIFY(distinctColours(image) > 150);
+    const QString shot = qEnvironmentVariable("DL2_TRAINING_PAGE_PNG");
+    if (!shot.isEmpty())
+        QVERIFY(page.exportImage(shot));
+
+    // Following: a longer file is picked up without reopening it.
+    writeFile(path, rlCurves(9));
+    QTRY_COMPARE_WITH_TIMEOUT(page.model()->lastStep(), 180.0, 5000);
+    page.refresh();
+    QCOMPARE(page.jctPlot()->graph(0)->dataCount(), 10);
+}
+
+void TestTrainingPage::rendersSlCurves()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("sl.curves.csv"));
+    writeFile(path, "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,reward,"
+                    "validation_avg_jct\n"
+                    "50,3,1.9,1.95,0.41,0,0,0,31.5\n"
+                    "100,6,1.2,1.3,0.55,0,0,0,27.25\n"
+                    "150,9,0.9,1.1,0.61,0,0,0,26.5\n");
+    TrainingPage page(nullptr);
+    page.resize(1200, 800);
+    page.show();
+    QVERIFY(page.openCurves(path));
+    page.refresh();
+    QCOMPARE(page.jctPlot()->graph(0)->dataCount(), 3);
+    QCOMPARE(page.entropyPlot()->graphCount(), 0); // SL measures no entropy: a message instead
+    QCOMPARE(page.lossPlot()->graphCount(), 2);    // training and validation cross-entropy
+    QCOMPARE(page.actionPlot()->graphCount(), 0);
+}
+
+void TestTrainingPage::malformedFileShowsError()
+{
+    QTemporaryDir dir;
+    const QString good = dir.filePath(QStringLiteral("good.curves.csv"));
+    const QString bad = dir.filePath(QStringLiteral("bad.curves.csv"));
+    writeFile(good, rlCurves(3));
+    writeFile(bad, "step,validation_avg_jct\n0,30\n20,twenty\n");
+    TrainingPage page(nullptr);
+    QSignalSpy errors(&page, &TrainingPage::errorOccurred);
+    QVERIFY(page.openCurves(good));
+    QVERIFY(!page.openCurves(bad));
+    QCOMPARE(errors.count(), 1);
+    const QString message = errors.first().first().toString();
+    QVERIFY2(message.contains(bad + QStringLiteral(":3:")), qPrintable(message));
+    QVERIFY(page.statusText().contains(bad + QStringLiteral(":3:")));
+    // The good file stays on screen.
+    QCOMPARE(page.model()->file(), good);
+    QCOMPARE(page.model()->lastStep(), 60.0);
+}
+
+void TestTrainingPage::referenceLines()
+{
+    TrainingPage page(nullptr);
+    page.setScenarios({QStringLiteral("dl2-small")});
+    QSignalSpy ready(&page, &TrainingPage::referencesReady);
+    page.computeReferences(QStringLiteral("dl2-small"), QStringLiteral("100-101"));
+    QTRY_COMPARE_WITH_TIMEOUT(ready.count(), 1, 120000);
+    const auto refs = page.references();
+    QCOMPARE(refs.size(), 3);
+    QCOMPARE(refs[0].name, QStringLiteral("drf"));
+    QCOMPARE(refs[1].name, QStringLiteral("optimus"));
+    QCOMPARE(refs[2].name, QStringLiteral("lower_bound"));
+    for (const auto &r : refs)
+        QVERIFY(r.value > 0);
+    QVERIFY(refs[2].value <= refs[0].value && refs[2].value <= refs[1].value);
+    page.refresh();
+    QCOMPARE(page.jctPlot()->itemCount() >= 6, true); // a line and a label per reference
+    page.computeReferences(QString(), QString());
+    QCOMPARE(page.references().size(), 0);
+}
+
+void TestTrainingPage::startAndCancelRealTraining()
+{
+    const QString cli = qEnvironmentVariable("DL2_CLI");
+    if (cli.isEmpty())
+        QSKIP("DL2_CLI not set (run through ctest)");
+    QTemporaryDir dir;
+    TrainingPage page(nullptr);
+    page.setScenarios({QStringLiteral("dl2-small"), QStringLiteral("dl2-reference")});
+    page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
+    page.setOutputDirectory(dir.path());
+    page.resize(1200, 800);
+    page.show();
+    auto *start = page.findChild<QPushButton *>(QStringLiteral("trainingStart"));
+    auto *cancel = page.findChild<QPushButton *>(QStringLiteral("trainingCancel"));
+    auto *progress = page.findChild<QProgressBar *>(QStringLiteral("trainingProgress"));
+    QVERIFY(start && cancel && progress);
+    QVERIFY(start->isEnabled());
+    QVERIFY(!cancel->isEnabled());
+
+    TrainingRequest request;
+    request.scenario = QStringLiteral("dl2-small");
+    request.steps = 100000; // far more than the test waits for
+    request.validateEvery = 3;
+    request.validationSeeds = QStringLiteral("100");
+    QVERIFY(page.startTraining(request));
+    QVERIFY(!start->isEnabled());
+    QVERIFY(cancel->isEnabled());
+    QCOMPARE(progress->maximum(), 100000);
+    const QString output = page.run()->request().output;
+    QVERIFY(output.startsWith(dir.path()));
+    // The page follows the run's curves: updates arrive while it runs.
+    QTRY_VERIFY_WITH_TIMEOUT(page.model()->lastStep() >= 3, 180000);
+    QVERIFY(page.run()->isRunning());
+    QVERIFY(progress->value() >= 3);
+    const QString shot = qEnvironmentVariable("DL2_TRAINING_PAGE_PNG");
+    if (!shot.isEmpty())
+        QVERIFY(page.grab().save(QString(shot).replace(QStringLiteral(".png"),
+                                                       QStringLiteral("-running.png"))));
+
+    QSignalSpy finished(page.run(), &TrainingRun::finished);
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+    QCOMPARE(page.run()->state(), TrainingRun::State::Cancelled);
+    QVERIFY(start->isEnabled());
+    QVERIFY(!cancel->isEnabled());
+    QVERIFY(page.statusText().contains(QStringLiteral("Cancelled")));
+    // Stopped like Ctrl-C (not killed): the trainer printed its result.
+    QVERIFY2(page.run()->summary().contains(QStringLiteral("best validation avg JCT")),
+             qPrintable(page.run()->summary()));
+    // Stopped cleanly: the best checkpoint and the curves so far are on disk.
+    QVERIFY(QFileInfo::exists(output));
+    TrainingCurvesModel curves;
+    QVERIFY(curves.setFile(output + QStringLiteral(".curves.csv")));
+    QVERIFY(curves.lastStep() >= 3);
+    QVERIFY(curves.lastStep() < 100000);
+}
+
+QTEST_MAIN(TestTrainingPage)
+#include "tst_trainingpage.moc"

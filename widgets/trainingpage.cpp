@@ -1,0 +1,611 @@
+#include "trainingpage.h"
+
+#include "experiment.h"
+#include "plot.h"
+#include "scenario.h"
+#include "settings.h"
+#include "trainingcurvesmodel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDateTime>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPointer>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+
+namespace dl2console {
+
+namespace {
+
+QString clock(double seconds)
+{
+    const long long s = (long long)(seconds + 0.5);
+    const QString ms = QStringLiteral("%1:%2")
+                           .arg(s >= 3600 ? (s / 60) % 60 : s / 60, s >= 3600 ? 2 : 1, 10,
+                                QLatin1Char('0'))
+                           .arg(s % 60, 2, 10, QLatin1Char('0'));
+    return s >= 3600 ? QString::number(s / 3600) + QLatin1Char(':') + ms : ms;
+}
+
+// A path that word-wraps in a narrow label: break opportunities after / - . _
+QString breakablePath(const QString &path)
+{
+    QString out;
+    for (const QChar c : QDir::toNativeSeparators(path)) {
+        out += c;
+        if (c == u'/' || c == u'-' || c == u'.' || c == u'_' || c == u'\\')
+            out += QChar(0x200B);
+    }
+    return out;
+}
+
+// "100-104", "100,102,105", "7" -> seeds; empty on a malformed list.
+std::vector<std::uint64_t> parseSeedList(const QString &text)
+{
+    std::vector<std::uint64_t> seeds;
+    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QStringList ab = part.trimmed().split(QLatin1Char('-'));
+        bool okA = false, okB = true;
+        const quint64 a = ab[0].toULongLong(&okA);
+        const quint64 b = ab.size() == 2 ? ab[1].toULongLong(&okB) : a;
+        if (!okA || !okB || ab.size() > 2 || b < a || b - a > 1000)
+            return {};
+        for (quint64 s = a; s <= b; ++s)
+            seeds.push_back(s);
+    }
+    return seeds;
+}
+
+} // namespace
+
+TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
+    : QWidget(parent), m_settings(settings), m_model(new TrainingCurvesModel(this)),
+      m_run(new TrainingRun(this))
+{
+    auto *layout = new QHBoxLayout(this);
+    auto *scroll = new QScrollArea(this);
+    scroll->setWidget(buildControls());
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    scroll->setMinimumWidth(scroll->widget()->sizeHint().width() + 16);
+    scroll->setMaximumWidth(300);
+    layout->addWidget(scroll);
+    layout->addWidget(buildCharts(), 1);
+
+    m_replot.setSingleShot(true);
+    m_replot.setInterval(40);
+    connect(&m_replot, &QTimer::timeout, this, &TrainingPage::refresh);
+    m_ticker.setInterval(1000);
+    connect(&m_ticker, &QTimer::timeout, this, &TrainingPage::updateProgress);
+    connect(m_model, &TrainingCurvesModel::curvesChanged, this, [this] {
+        m_curvesError.clear();
+        scheduleReplot();
+        updateProgress();
+    });
+    connect(m_model, &TrainingCurvesModel::errorOccurred, this, [this](const QString &message) {
+        m_curvesError = message;
+        updateProgress();
+        Q_EMIT errorOccurred(message);
+    });
+    connect(m_run, &TrainingRun::progressChanged, this, &TrainingPage::updateProgress);
+    connect(m_run, &TrainingRun::finished, this, &TrainingPage::onRunFinished);
+    connect(&m_refWatcher, &QFutureWatcher<RefOutcome>::finished, this, [this] {
+        const RefOutcome out = m_refWatcher.result();
+        if (!out.error.isEmpty())
+            Q_EMIT errorOccurred(out.error);
+        m_computed = out.references;
+        scheduleReplot();
+        Q_EMIT referencesReady();
+    });
+    updateControls();
+    refresh();
+}
+
+TrainingPage::~TrainingPage()
+{
+    if (m_refCancel)
+        *m_refCancel = true;
+    m_refWatcher.waitForFinished();
+}
+
+QWidget *TrainingPage::buildControls()
+{
+    auto *panel = new QWidget(this);
+    panel->setMaximumWidth(280);
+    auto *v = new QVBoxLayout(panel);
+    v->setContentsMargins(0, 0, 0, 0);
+
+    auto *curves = new QGroupBox(tr("Curves"), panel);
+    auto *cv = new QVBoxLayout(curves);
+    m_fileLabel = new QLabel(tr("No curves file"), curves);
+    m_fileLabel->setWordWrap(true);
+    m_fileLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *open = new QPushButton(tr("Open curves file…"), curves);
+    open->setToolTip(tr("A <checkpoint>.curves.csv written by dl2 train"));
+    m_follow = new QCheckBox(tr("Follow (reload as the run writes it)"), curves);
+    m_follow->setChecked(true);
+    cv->addWidget(m_fileLabel);
+    cv->addWidget(open);
+    cv->addWidget(m_follow);
+    v->addWidget(curves);
+
+    auto *train = new QGroupBox(tr("Short training"), panel);
+    auto *tv = new QVBoxLayout(train);
+    m_algorithm = new QComboBox(train);
+    m_algorithm->addItem(tr("SL, then RL"), QStringLiteral("sl+rl"));
+    m_algorithm->addItem(tr("RL only"), QStringLiteral("rl"));
+    m_algorithm->addItem(tr("SL only"), QStringLiteral("sl"));
+    m_algorithm->setToolTip(tr("SL imitates the teacher; RL (the paper's actor-critic) then "
+                               "improves on it from the simulated rewards"));
+    m_scenario = new QComboBox(train);
+    m_teacher = new QComboBox(train);
+    m_teacher->addItems({QStringLiteral("optimus"), QStringLiteral("drf"), QStringLiteral("srtf"),
+                         QStringLiteral("fifo")});
+    m_teacher->setToolTip(tr("The scheduler the SL warm-up imitates"));
+    m_init = new QLineEdit(train);
+    m_init->setPlaceholderText(tr("fresh network"));
+    m_init->setToolTip(tr("Start from this checkpoint (e.g. an SL warm-up); empty: a fresh "
+                          "network"));
+    auto *browse = new QPushButton(tr("…"), train);
+    browse->setMaximumWidth(32);
+    auto *initRow = new QHBoxLayout;
+    initRow->addWidget(m_init, 1);
+    initRow->addWidget(browse);
+    m_warmup = new QSpinBox(train);
+    m_warmup->setRange(1, 1000000);
+    m_warmup->setValue(300);
+    m_warmup->setToolTip(tr("Updates of the SL warm-up before RL"));
+    m_steps = new QSpinBox(train);
+    m_steps->setRange(1, 1000000);
+    m_steps->setValue(800);
+    m_steps->setToolTip(tr("Updates of the training (RL: one simulated slot each)"));
+    m_validateEvery = new QSpinBox(train);
+    m_validateEvery->setRange(1, 100000);
+    m_validateEvery->setValue(40);
+    m_seeds = new QLineEdit(QStringLiteral("100-104"), train);
+    m_seeds->setToolTip(tr("Validation trace seeds (A-B or a comma list)"));
+    auto *form = new QFormLayout;
+    form->addRow(tr("Algorithm"), m_algorithm);
+    form->addRow(tr("Scenario"), m_scenario);
+    form->addRow(tr("Teacher"), m_teacher);
+    form->addRow(tr("Start from"), initRow);
+    form->addRow(tr("Warm-up updates"), m_warmup);
+    form->addRow(tr("Updates"), m_steps);
+    form->addRow(tr("Validate every"), m_validateEvery);
+    form->addRow(tr("Validation seeds"), m_seeds);
+    tv->addLayout(form);
+    m_start = new QPushButton(tr("Start training"), train);
+    m_cancel = new QPushButton(tr("Cancel"), train);
+    m_start->setObjectName(QStringLiteral("trainingStart"));
+    m_cancel->setObjectName(QStringLiteral("trainingCancel"));
+    m_cancel->setToolTip(tr("Stops the training after its current update; the best checkpoint "
+                            "and the curves so far are kept"));
+    auto *row = new QHBoxLayout;
+    row->addWidget(m_start, 1);
+    row->addWidget(m_cancel);
+    tv->addLayout(row);
+    m_progress = new QProgressBar(train);
+    m_progress->setObjectName(QStringLiteral("trainingProgress"));
+    m_status = new QLabel(train);
+    m_status->setWordWrap(true);
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_command = new QLabel(train);
+    m_command->setWordWrap(true);
+    m_command->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    QFont small = m_command->font();
+    small.setPointSizeF(small.pointSizeF() * 0.85);
+    m_command->setFont(small);
+    tv->addWidget(m_progress);
+    tv->addWidget(m_status);
+    tv->addWidget(m_command);
+    v->addWidget(train);
+
+    auto *refs = new QGroupBox(tr("Reference lines"), panel);
+    refs->setToolTip(tr("DRF, Optimus and the no-contention lower bound, simulated on the same "
+                        "validation traces"));
+    auto *rf = new QFormLayout(refs);
+    m_refScenario = new QComboBox(refs);
+    m_refSeeds = new QLineEdit(QStringLiteral("100-104"), refs);
+    rf->addRow(tr("Scenario"), m_refScenario);
+    rf->addRow(tr("Seeds"), m_refSeeds);
+    v->addWidget(refs);
+
+    auto *exportButton = new QPushButton(tr("Export charts…"), panel);
+    v->addWidget(exportButton);
+    v->addStretch(1);
+
+    connect(open, &QPushButton::clicked, this, &TrainingPage::openWithDialog);
+    connect(m_follow, &QCheckBox::toggled, this, [this](bool on) { m_model->setFollowing(on); });
+    connect(browse, &QPushButton::clicked, this, &TrainingPage::browseInit);
+    connect(m_algorithm, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
+    connect(m_start, &QPushButton::clicked, this, [this] { startTraining(); });
+    connect(m_cancel, &QPushButton::clicked, this, &TrainingPage::cancelTraining);
+    connect(exportButton, &QPushButton::clicked, this, &TrainingPage::exportWithDialog);
+    auto recompute = [this] {
+        computeReferences(m_refScenario->currentData().toString(), m_refSeeds->text());
+    };
+    connect(m_refScenario, &QComboBox::activated, this, recompute);
+    connect(m_refSeeds, &QLineEdit::editingFinished, this, recompute);
+    return panel;
+}
+
+QWidget *TrainingPage::buildCharts()
+{
+    m_charts = new QWidget(this);
+    auto *v = new QVBoxLayout(m_charts);
+    v->setContentsMargins(0, 0, 0, 0);
+    m_summary = new QLabel(m_charts);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    v->addWidget(m_summary);
+    auto *grid = new QGridLayout;
+    auto make = [this](const char *name, const QString &title) {
+        auto *p = new Plot(m_charts);
+        p->setObjectName(QLatin1String(name));
+        p->setTitle(title);
+        p->placeLegendAbove();
+        connect(p, &Plot::colorsChanged, this, &TrainingPage::scheduleReplot);
+        return p;
+    };
+    m_jctPlot = make("training-jct", tr("Validation average JCT (lower is better)"));
+    m_entropyPlot = make("training-entropy", tr("Policy entropy (exploration left)"));
+    m_lossPlot = make("training-loss", tr("Value loss"));
+    m_actionPlot = make("training-actions", tr("Action mix of the trained policy"));
+    grid->addWidget(m_jctPlot, 0, 0);
+    grid->addWidget(m_entropyPlot, 0, 1);
+    grid->addWidget(m_lossPlot, 1, 0);
+    grid->addWidget(m_actionPlot, 1, 1);
+    for (int i = 0; i < 2; ++i) {
+        grid->setRowStretch(i, 1);
+        grid->setColumnStretch(i, 1);
+    }
+    v->addLayout(grid, 1);
+    return m_charts;
+}
+
+void TrainingPage::setScenarios(const QStringList &names)
+{
+    m_scenario->clear();
+    m_scenario->addItems(names);
+    const int small = int(names.indexOf(QStringLiteral("dl2-small")));
+    m_scenario->setCurrentIndex(std::max(0, small));
+    m_refScenario->clear();
+    m_refScenario->addItem(tr("none"), QString());
+    for (const QString &n : names)
+        m_refScenario->addItem(n, n);
+}
+
+QString TrainingPage::outputDirectory() const
+{
+    if (!m_outputDirectory.isEmpty())
+        return m_outputDirectory;
+    return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+        .filePath(QStringLiteral("training"));
+}
+
+bool TrainingPage::openCurves(const QString &path)
+{
+    const QString previous = m_model->file();
+    m_model->setFollowing(m_follow->isChecked());
+    const bool ok = m_model->setFile(path);
+    const QString error = ok ? QString() : m_model->errorString();
+    if (!ok) { // keep showing the previous file, if any
+        if (previous.isEmpty() || previous == path || !m_model->setFile(previous)) {
+            m_model->setFollowing(false);
+            m_model->clear();
+        }
+    }
+    const QString shown = m_model->file();
+    m_fileLabel->setText(shown.isEmpty() ? tr("No curves file") : breakablePath(shown));
+    m_fileLabel->setToolTip(QDir::toNativeSeparators(QFileInfo(shown).absoluteFilePath()));
+    m_curvesError = error;
+    updateProgress();
+    scheduleReplot();
+    return ok;
+}
+
+void TrainingPage::openWithDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open training curves"), m_settings ? m_settings->lastDirectory() : QString(),
+        tr("Training curves (*.curves.csv *.csv);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (m_settings)
+        m_settings->setLastDirectory(QFileInfo(path).absolutePath());
+    openCurves(path);
+}
+
+void TrainingPage::browseInit()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Start from checkpoint"), m_settings ? m_settings->lastDirectory() : QString(),
+        tr("DL2 checkpoints (*.dl2ckpt);;All files (*)"));
+    if (!path.isEmpty())
+        m_init->setText(path);
+}
+
+bool TrainingPage::startTraining()
+{
+    const QString algorithm = m_algorithm->currentData().toString();
+    TrainingRequest r;
+    r.algorithm = algorithm == QLatin1String("sl") ? QStringLiteral("sl") : QStringLiteral("rl");
+    r.scenario = m_scenario->currentText();
+    r.teacher = m_teacher->currentText();
+    r.init = m_init->text().trimmed();
+    r.steps = m_steps->value();
+    r.validateEvery = std::min(m_validateEvery->value(), m_steps->value());
+    r.validationSeeds = m_seeds->text().trimmed();
+    if (algorithm != QLatin1String("sl+rl"))
+        return startTraining(r);
+    TrainingRequest sl = r;
+    sl.algorithm = QStringLiteral("sl");
+    sl.init.clear();
+    sl.steps = m_warmup->value();
+    sl.validateEvery = std::min(m_validateEvery->value(), sl.steps);
+    return startTraining(sl, r);
+}
+
+bool TrainingPage::startTraining(const TrainingRequest &warmup, const TrainingRequest &rl)
+{
+    if (!startTraining(warmup))
+        return false;
+    m_next = rl;
+    m_next->init = m_run->request().output; // RL starts from the warm-up's best checkpoint
+    m_stage = 1;
+    m_stages = 2;
+    updateProgress();
+    return true;
+}
+
+bool TrainingPage::startTraining(TrainingRequest r)
+{
+    m_next.reset();
+    m_stage = m_stages = 1;
+    if (parseSeedList(r.validationSeeds).empty()) {
+        m_status->setText(tr("Validation seeds: expected A-B or a comma list, got '%1'")
+                              .arg(r.validationSeeds));
+        return false;
+    }
+    if (r.output.isEmpty())
+        r.output = QDir(outputDirectory())
+                       .filePath(QStringLiteral("%1-%2-%3.dl2ckpt")
+                                     .arg(r.algorithm, r.scenario,
+                                          QDateTime::currentDateTime().toString(
+                                              QStringLiteral("yyyyMMdd-HHmmss"))));
+    if (!m_run->start(r)) {
+        m_status->setText(m_run->errorString());
+        Q_EMIT errorOccurred(m_run->errorString());
+        return false;
+    }
+    m_command->setText(breakablePath(m_run->commandLine()));
+    m_follow->setChecked(true);
+    m_model->setFollowing(true);
+    openCurves(r.curvesFile());
+    if (r.scenario != m_refsFor.first || r.validationSeeds != m_refsFor.second)
+        computeReferences(r.scenario, r.validationSeeds);
+    m_ticker.start();
+    updateControls();
+    updateProgress();
+    return true;
+}
+
+void TrainingPage::cancelTraining()
+{
+    m_next.reset();
+    m_run->cancel();
+    updateControls();
+    updateProgress();
+}
+
+void TrainingPage::onRunFinished(TrainingRun::State state)
+{
+    m_ticker.stop();
+    m_model->reload(); // the final curves
+    if (state == TrainingRun::State::Finished && m_next) {
+        const TrainingRequest next = *m_next;
+        const int stage = m_stage + 1, stages = m_stages;
+        if (startTraining(next)) {
+            m_stage = stage;
+            m_stages = stages;
+            updateProgress();
+            return;
+        }
+    }
+    m_next.reset();
+    if (state == TrainingRun::State::Failed)
+        Q_EMIT errorOccurred(m_run->errorString());
+    updateControls();
+    updateProgress();
+}
+
+void TrainingPage::computeReferences(const QString &scenarioName, const QString &seedText)
+{
+    if (m_refCancel)
+        *m_refCancel = true;
+    m_computed.clear();
+    m_refsFor = {scenarioName, seedText};
+    {
+        const QSignalBlocker a(m_refScenario), b(m_refSeeds);
+        m_refScenario->setCurrentIndex(std::max(0, m_refScenario->findData(scenarioName)));
+        if (!seedText.isEmpty())
+            m_refSeeds->setText(seedText);
+    }
+    scheduleReplot();
+    const auto seeds = parseSeedList(seedText);
+    if (scenarioName.isEmpty() || seeds.empty())
+        return;
+    auto cancel = std::make_shared<std::atomic<bool>>(false);
+    m_refCancel = cancel;
+    const std::string name = scenarioName.toStdString();
+    m_refWatcher.setFuture(QtConcurrent::run([=]() -> RefOutcome {
+        RefOutcome out;
+        try {
+            const dl2::Scenario &scenario = dl2::scenarioByName(name);
+            dl2::ExperimentSetup setup;
+            setup.cluster = scenario.cluster;
+            setup.profiles = dl2::ProfileSet::reference();
+            setup.simulation = scenario.simulation;
+            setup.schedulerConfig.scenario = scenario.name;
+            for (auto seed : seeds) {
+                setup.traces.push_back(scenario.trace(setup.profiles, seed));
+                setup.seeds.push_back(seed);
+            }
+            setup.policies = {"drf", "optimus"};
+            setup.threads = 1; // the training has the other core
+            const auto result = dl2::runExperiment(setup, {}, cancel.get());
+            if (result.cancelled)
+                return out;
+            for (const auto &s : result.summary)
+                out.references.push_back({QString::fromStdString(s.policy), s.meanAvgJct});
+            if (!result.summary.empty())
+                out.references.push_back(
+                    {QStringLiteral("lower_bound"), result.summary.front().meanLowerBound});
+        } catch (const std::exception &e) {
+            out.error = tr("Reference lines: %1").arg(QString::fromStdString(e.what()));
+        }
+        return out;
+    }));
+}
+
+TrainingReferences TrainingPage::references() const
+{
+    TrainingReferences out = m_model->references();
+    for (const auto &r : m_computed)
+        if (std::none_of(out.begin(), out.end(), [&](const auto &o) { return o.name == r.name; }))
+            out.push_back(r);
+    return out;
+}
+
+void TrainingPage::scheduleReplot()
+{
+    if (!m_replot.isActive())
+        m_replot.start();
+}
+
+void TrainingPage::refresh()
+{
+    m_replot.stop();
+    double xMax = m_model->lastStep();
+    if (m_run->isRunning() && m_model->file() == m_run->request().curvesFile())
+        xMax = std::max(xMax, double(m_run->totalSteps()));
+    const TrainingReferences refs = references();
+    plotValidationJct(m_jctPlot, *m_model, refs, xMax);
+    plotEntropy(m_entropyPlot, *m_model, xMax);
+    plotLosses(m_lossPlot, *m_model, xMax);
+    plotActionMix(m_actionPlot, *m_model, xMax);
+    if (m_model->file().isEmpty()) {
+        const QString hint = tr("Open a curves file or start a training");
+        for (Plot *p : {m_jctPlot, m_entropyPlot, m_lossPlot, m_actionPlot})
+            p->setMessage(hint);
+    }
+    const QString summary = trainingSummary(*m_model, refs);
+    m_summary->setText(summary);
+    m_summary->setVisible(!summary.isEmpty());
+}
+
+void TrainingPage::updateControls()
+{
+    const bool running = m_run->isRunning();
+    const QString algorithm = m_algorithm->currentData().toString();
+    const bool pipeline = algorithm == QLatin1String("sl+rl");
+    m_teacher->setEnabled(algorithm != QLatin1String("rl") && !running);
+    m_warmup->setEnabled(pipeline && !running);
+    m_init->setEnabled(!pipeline && !running);
+    for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,
+                                                       m_validateEvery, m_seeds})
+        w->setEnabled(!running);
+    m_start->setEnabled(!running);
+    m_cancel->setEnabled(m_run->state() == TrainingRun::State::Running);
+}
+
+void TrainingPage::updateProgress()
+{
+    const TrainingRun::State state = m_run->state();
+    long long step = m_run->step();
+    if (m_model->file() == m_run->request().curvesFile())
+        step = std::max(step, (long long)m_model->lastStep());
+    const long long total = std::max(1LL, m_run->totalSteps());
+    m_progress->setRange(0, int(std::min<long long>(total, 1 << 30)));
+    m_progress->setValue(int(std::min(step, total)));
+    m_progress->setVisible(state != TrainingRun::State::Idle);
+    const double elapsed = m_run->elapsedSeconds();
+    QString text;
+    switch (state) {
+    case TrainingRun::State::Idle: {
+        QStringList command = m_run->trainCommand();
+        if (!command.isEmpty())
+            command.front() = QFileInfo(command.front()).fileName();
+        text = command.isEmpty()
+                   ? tr("Neither dl2-train nor dl2 was found next to this program.")
+                   : tr("Runs %1 in the background.").arg(command.join(QLatin1Char(' ')));
+        break;
+    }
+    case TrainingRun::State::Running:
+        if (m_stages > 1)
+            text = tr("Stage %1 of %2 (%3): ")
+                       .arg(m_stage)
+                       .arg(m_stages)
+                       .arg(m_run->request().algorithm.toUpper());
+        text += tr("update %1 of %2 · %3 elapsed").arg(step).arg(total).arg(clock(elapsed));
+        if (step > 0)
+            text += tr(" · about %1 left").arg(clock(elapsed * double(total - step) / double(step)));
+        break;
+    case TrainingRun::State::Cancelling:
+        text = tr("Cancelling after the current update…");
+        break;
+    case TrainingRun::State::Finished:
+        text = tr("Finished in %1. %2").arg(clock(elapsed), m_run->summary());
+        break;
+    case TrainingRun::State::Cancelled:
+        text = tr("Cancelled at update %1 after %2; the best checkpoint so far is kept.")
+                   .arg(step)
+                   .arg(clock(elapsed));
+        break;
+    case TrainingRun::State::Failed:
+        text = tr("Failed: %1").arg(m_run->errorString());
+        break;
+    }
+    if (!m_curvesError.isEmpty())
+        text = m_curvesError + QLatin1Char('\n') + text;
+    m_status->setText(text);
+}
+
+QString TrainingPage::statusText() const
+{
+    return m_status->text();
+}
+
+bool TrainingPage::exportImage(const QString &fileName)
+{
+    refresh();
+    return m_charts->grab().save(fileName);
+}
+
+void TrainingPage::exportWithDialog()
+{
+    const QString name = QFileDialog::getSaveFileName(this, tr("Export training charts"),
+                                                      QStringLiteral("training.png"),
+                                                      tr("PNG image (*.png)"));
+    if (!name.isEmpty() && !exportImage(name))
+        Q_EMIT errorOccurred(tr("Could not write %1").arg(name));
+}
+
+} // namespace dl2console

@@ -1,0 +1,116 @@
+#pragma once
+// Learning, shown: the curves of a training run over updates (validation JCT with DRF /
+// Optimus / lower-bound reference lines, policy entropy, value loss, the action mix stacked)
+// from its curves file, followed while the run writes it; and a short training started in
+// the background (`dl2 train rl|sl` as a child process) with progress and cancel.
+
+#include "trainingplots.h"
+#include "trainingrun.h"
+
+#include <QFutureWatcher>
+#include <QTimer>
+#include <QWidget>
+
+#include <atomic>
+#include <memory>
+#include <optional>
+#include <utility>
+
+class QCheckBox;
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace dl2console {
+
+class Plot;
+class Settings;
+class TrainingCurvesModel;
+
+class TrainingPage : public QWidget
+{
+    Q_OBJECT
+public:
+    explicit TrainingPage(Settings *settings, QWidget *parent = nullptr);
+    ~TrainingPage() override;
+
+    void setScenarios(const QStringList &names);
+    // Shows and follows a curves file; false (message shown, errorOccurred, curvesError()) if
+    // unreadable or malformed: the previous file, if any, stays.
+    bool openCurves(const QString &path);
+    QString curvesError() const { return m_curvesError; }
+    // Starts the short training the controls describe (or `request`); its checkpoint goes to
+    // outputDirectory() unless the request names one.
+    bool startTraining();
+    bool startTraining(TrainingRequest request);
+    // Two stages: the SL warm-up, then RL from its best checkpoint (rl.init is replaced).
+    bool startTraining(const TrainingRequest &warmup, const TrainingRequest &rl);
+    int stage() const { return m_stage; }
+    void cancelTraining();
+    void setOutputDirectory(const QString &dir) { m_outputDirectory = dir; }
+    QString outputDirectory() const;
+    // Reference lines: DRF, Optimus and the no-contention lower bound on `scenario`'s traces
+    // for `seeds` ("100-104", "100,102"), computed in the background (empty scenario: none).
+    void computeReferences(const QString &scenario, const QString &seeds);
+    bool isComputingReferences() const { return m_refWatcher.isRunning(); }
+    // The file's reference columns, then the computed ones.
+    TrainingReferences references() const;
+    // Replots now (tests, screenshots); otherwise replots are batched.
+    void refresh();
+    bool exportImage(const QString &fileName);
+
+    TrainingCurvesModel *model() const { return m_model; }
+    TrainingRun *run() const { return m_run; }
+    Plot *jctPlot() const { return m_jctPlot; }
+    Plot *entropyPlot() const { return m_entropyPlot; }
+    Plot *lossPlot() const { return m_lossPlot; }
+    Plot *actionPlot() const { return m_actionPlot; }
+    QString statusText() const;
+
+Q_SIGNALS:
+    void errorOccurred(const QString &message);
+    void referencesReady();
+
+private:
+    struct RefOutcome
+    {
+        TrainingReferences references;
+        QString error;
+    };
+    QWidget *buildControls();
+    QWidget *buildCharts();
+    void scheduleReplot();
+    void updateControls();
+    void updateProgress();
+    void onRunFinished(TrainingRun::State state);
+    void openWithDialog();
+    void browseInit();
+    void exportWithDialog();
+
+    Settings *m_settings;
+    TrainingCurvesModel *m_model;
+    TrainingRun *m_run;
+    QLabel *m_fileLabel, *m_summary, *m_status, *m_command;
+    QCheckBox *m_follow;
+    QComboBox *m_algorithm, *m_scenario, *m_teacher, *m_refScenario;
+    QLineEdit *m_init, *m_seeds, *m_refSeeds;
+    QSpinBox *m_warmup, *m_steps, *m_validateEvery;
+    QPushButton *m_start, *m_cancel;
+    QProgressBar *m_progress;
+    QWidget *m_charts;
+    Plot *m_jctPlot, *m_entropyPlot, *m_lossPlot, *m_actionPlot;
+    QTimer m_replot, m_ticker;
+    QString m_outputDirectory;
+    QString m_curvesError;
+    TrainingReferences m_computed;
+    std::pair<QString, QString> m_refsFor; // scenario and seeds of m_computed
+    std::optional<TrainingRequest> m_next; // the RL stage after a warm-up
+    int m_stage = 1, m_stages = 1;
+    QFutureWatcher<RefOutcome> m_refWatcher;
+    std::shared_ptr<std::atomic<bool>> m_refCancel;
+};
+
+} // namespace dl2console
