@@ -31,6 +31,7 @@ private Q_SLOTS:
     void malformedFileShowsError();
     void referenceLines();
     void startAndCancelRealTraining();
+    void warmupThenRl();
 };
 
 namespace {
@@ -235,6 +236,43 @@ void TestTrainingPage::startAndCancelRealTraining()
     QVERIFY(curves.setFile(output + QStringLiteral(".curves.csv")));
     QVERIFY(curves.lastStep() >= 3);
     QVERIFY(curves.lastStep() < 100000);
+}
+
+void TestTrainingPage::warmupThenRl()
+{
+    const QString cli = qEnvironmentVariable("DL2_CLI");
+    if (cli.isEmpty())
+        QSKIP("DL2_CLI not set (run through ctest)");
+    // Two stages: SL, then RL from the SL run's checkpoint; the page follows each in turn.
+    QTemporaryDir dir;
+    TrainingPage page(nullptr);
+    page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
+    page.setOutputDirectory(dir.path());
+    TrainingRequest sl, rl;
+    sl.algorithm = QStringLiteral("sl");
+    sl.steps = 4;
+    sl.validateEvery = 2;
+    sl.validationSeeds = QStringLiteral("100");
+    sl.output = dir.filePath(QStringLiteral("warmup.dl2ckpt"));
+    rl = sl;
+    rl.algorithm = QStringLiteral("rl");
+    rl.output = dir.filePath(QStringLiteral("rl.dl2ckpt"));
+    QVERIFY(page.startTraining(sl, rl));
+    QCOMPARE(page.stage(), 1);
+    QCOMPARE(page.model()->file(), sl.curvesFile());
+    QTRY_COMPARE_WITH_TIMEOUT(page.stage(), 2, 180000);
+    QCOMPARE(page.run()->request().init, sl.output);
+    QCOMPARE(page.model()->file(), rl.curvesFile());
+    QVERIFY(page.run()->commandLine().contains(QStringLiteral("--init ") + sl.output));
+    QTRY_VERIFY_WITH_TIMEOUT(!page.run()->isRunning(), 180000);
+    QVERIFY2(page.run()->state() == TrainingRun::State::Finished,
+             qPrintable(page.run()->errorString()));
+    QTRY_COMPARE_WITH_TIMEOUT(page.model()->lastStep(), 4.0, 5000);
+    QVERIFY(QFileInfo::exists(rl.output));
+    // The warm-up's curves stay on disk for a later look.
+    TrainingCurvesModel warmup;
+    QVERIFY(warmup.setFile(sl.curvesFile()));
+    QCOMPARE(warmup.lastStep(), 4.0);
 }
 
 QTEST_MAIN(TestTrainingPage)
