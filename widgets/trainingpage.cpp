@@ -1,10 +1,9 @@
 #include "trainingpage.h"
 
-#include "experiment.h"
 #include "plot.h"
-#include "scenario.h"
 #include "settings.h"
 #include "trainingcurvesmodel.h"
+#include "validationbaselines.h"
 
 #include <QCheckBox>
 #include <QComboBox>
@@ -25,7 +24,6 @@
 #include <QSpinBox>
 #include <QStandardPaths>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -55,28 +53,11 @@ QString breakablePath(const QString &path)
     return out;
 }
 
-// "100-104", "100,102,105", "7" -> seeds; empty on a malformed list.
-std::vector<std::uint64_t> parseSeedList(const QString &text)
-{
-    std::vector<std::uint64_t> seeds;
-    for (const QString &part : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QStringList ab = part.trimmed().split(QLatin1Char('-'));
-        bool okA = false, okB = true;
-        const quint64 a = ab[0].toULongLong(&okA);
-        const quint64 b = ab.size() == 2 ? ab[1].toULongLong(&okB) : a;
-        if (!okA || !okB || ab.size() > 2 || b < a || b - a > 1000)
-            return {};
-        for (quint64 s = a; s <= b; ++s)
-            seeds.push_back(s);
-    }
-    return seeds;
-}
-
 } // namespace
 
 TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
     : QWidget(parent), m_settings(settings), m_model(new TrainingCurvesModel(this)),
-      m_run(new TrainingRun(this))
+      m_run(new TrainingRun(this)), m_baselines(new ValidationBaselines(this))
 {
     auto *layout = new QHBoxLayout(this);
     auto *scroll = new QScrollArea(this);
@@ -106,24 +87,16 @@ TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
     });
     connect(m_run, &TrainingRun::progressChanged, this, &TrainingPage::updateProgress);
     connect(m_run, &TrainingRun::finished, this, &TrainingPage::onRunFinished);
-    connect(&m_refWatcher, &QFutureWatcher<RefOutcome>::finished, this, [this] {
-        const RefOutcome out = m_refWatcher.result();
-        if (!out.error.isEmpty())
-            Q_EMIT errorOccurred(out.error);
-        m_computed = out.references;
+    connect(m_baselines, &ValidationBaselines::ready, this, [this] {
         scheduleReplot();
         Q_EMIT referencesReady();
     });
+    connect(m_baselines, &ValidationBaselines::errorOccurred, this, &TrainingPage::errorOccurred);
     updateControls();
     refresh();
 }
 
-TrainingPage::~TrainingPage()
-{
-    if (m_refCancel)
-        *m_refCancel = true;
-    m_refWatcher.waitForFinished();
-}
+TrainingPage::~TrainingPage() = default;
 
 QWidget *TrainingPage::buildControls()
 {
@@ -379,7 +352,7 @@ bool TrainingPage::startTraining(TrainingRequest r)
 {
     m_next.reset();
     m_stage = m_stages = 1;
-    if (parseSeedList(r.validationSeeds).empty()) {
+    if (ValidationBaselines::parseSeeds(r.validationSeeds).empty()) {
         m_status->setText(tr("Validation seeds: expected A-B or a comma list, got '%1'")
                               .arg(r.validationSeeds));
         return false;
@@ -399,7 +372,7 @@ bool TrainingPage::startTraining(TrainingRequest r)
     m_follow->setChecked(true);
     m_model->setFollowing(true);
     openCurves(r.curvesFile());
-    if (r.scenario != m_refsFor.first || r.validationSeeds != m_refsFor.second)
+    if (r.scenario != m_baselines->scenario() || r.validationSeeds != m_baselines->seeds())
         computeReferences(r.scenario, r.validationSeeds);
     m_ticker.start();
     updateControls();
@@ -438,57 +411,25 @@ void TrainingPage::onRunFinished(TrainingRun::State state)
 
 void TrainingPage::computeReferences(const QString &scenarioName, const QString &seedText)
 {
-    if (m_refCancel)
-        *m_refCancel = true;
-    m_computed.clear();
-    m_refsFor = {scenarioName, seedText};
     {
         const QSignalBlocker a(m_refScenario), b(m_refSeeds);
         m_refScenario->setCurrentIndex(std::max(0, m_refScenario->findData(scenarioName)));
         if (!seedText.isEmpty())
             m_refSeeds->setText(seedText);
     }
+    m_baselines->compute(scenarioName, seedText);
     scheduleReplot();
-    const auto seeds = parseSeedList(seedText);
-    if (scenarioName.isEmpty() || seeds.empty())
-        return;
-    auto cancel = std::make_shared<std::atomic<bool>>(false);
-    m_refCancel = cancel;
-    const std::string name = scenarioName.toStdString();
-    m_refWatcher.setFuture(QtConcurrent::run([=]() -> RefOutcome {
-        RefOutcome out;
-        try {
-            const dl2::Scenario &scenario = dl2::scenarioByName(name);
-            dl2::ExperimentSetup setup;
-            setup.cluster = scenario.cluster;
-            setup.profiles = dl2::ProfileSet::reference();
-            setup.simulation = scenario.simulation;
-            setup.schedulerConfig.scenario = scenario.name;
-            for (auto seed : seeds) {
-                setup.traces.push_back(scenario.trace(setup.profiles, seed));
-                setup.seeds.push_back(seed);
-            }
-            setup.policies = {"drf", "optimus"};
-            setup.threads = 1; // the training has the other core
-            const auto result = dl2::runExperiment(setup, {}, cancel.get());
-            if (result.cancelled)
-                return out;
-            for (const auto &s : result.summary)
-                out.references.push_back({QString::fromStdString(s.policy), s.meanAvgJct});
-            if (!result.summary.empty())
-                out.references.push_back(
-                    {QStringLiteral("lower_bound"), result.summary.front().meanLowerBound});
-        } catch (const std::exception &e) {
-            out.error = tr("Reference lines: %1").arg(QString::fromStdString(e.what()));
-        }
-        return out;
-    }));
+}
+
+bool TrainingPage::isComputingReferences() const
+{
+    return m_baselines->isRunning();
 }
 
 TrainingReferences TrainingPage::references() const
 {
     TrainingReferences out = m_model->references();
-    for (const auto &r : m_computed)
+    for (const auto &r : m_baselines->references())
         if (std::none_of(out.begin(), out.end(), [&](const auto &o) { return o.name == r.name; }))
             out.push_back(r);
     return out;

@@ -7,14 +7,10 @@
 #include "trainingplots.h"
 #include "trainingrun.h"
 
-#include <QFutureWatcher>
 #include <QTimer>
 #include <QWidget>
 
-#include <atomic>
-#include <memory>
 #include <optional>
-#include <utility>
 
 class QCheckBox;
 class QComboBox;
@@ -29,6 +25,7 @@ namespace dl2console {
 class Plot;
 class Settings;
 class TrainingCurvesModel;
+class ValidationBaselines;
 
 class TrainingPage : public QWidget
 {
@@ -55,7 +52,7 @@ public:
     // Reference lines: DRF, Optimus and the no-contention lower bound on `scenario`'s traces
     // for `seeds` ("100-104", "100,102"), computed in the background (empty scenario: none).
     void computeReferences(const QString &scenario, const QString &seeds);
-    bool isComputingReferences() const { return m_refWatcher.isRunning(); }
+    bool isComputingReferences() const;
     // The file's reference columns, then the computed ones.
     TrainingReferences references() const;
     // Replots now (tests, screenshots); otherwise replots are batched.
@@ -75,11 +72,6 @@ Q_SIGNALS:
     void referencesReady();
 
 private:
-    struct RefOutcome
-    {
-        TrainingReferences references;
-        QString error;
-    };
     QWidget *buildControls();
     QWidget *buildCharts();
     void scheduleReplot();
@@ -93,6 +85,7 @@ private:
     Settings *m_settings;
     TrainingCurvesModel *m_model;
     TrainingRun *m_run;
+    ValidationBaselines *m_baselines;
     QLabel *m_fileLabel, *m_summary, *m_status, *m_command;
     QCheckBox *m_follow;
     QComboBox *m_algorithm, *m_scenario, *m_teacher, *m_refScenario;
@@ -105,12 +98,8 @@ private:
     QTimer m_replot, m_ticker;
     QString m_outputDirectory;
     QString m_curvesError;
-    TrainingReferences m_computed;
-    std::pair<QString, QString> m_refsFor; // scenario and seeds of m_computed
     std::optional<TrainingRequest> m_next; // the RL stage after a warm-up
     int m_stage = 1, m_stages = 1;
-    QFutureWatcher<RefOutcome> m_refWatcher;
-    std::shared_ptr<std::atomic<bool>> m_refCancel;
 };
 
 } // namespace dl2console

@@ -4,6 +4,7 @@
 
 #include "trainingcurvesmodel.h"
 #include "trainingrun.h"
+#include "validationbaselines.h"
 
 #include <QAbstractItemModelTester>
 #include <QDir>
@@ -31,6 +32,8 @@ private Q_SLOTS:
     void findsTrainCommand();
     void reportsProgressAndFailure();
     void realTrainingFinishes();
+    void seedLists_data();
+    void seedLists();
 };
 
 namespace {
@@ -350,6 +353,40 @@ void TestTrainingCurves::realTrainingFinishes()
     for (double v : jct.values)
         QVERIFY(v > 0);
     QVERIFY(run.elapsedSeconds() > 0);
+}
+
+void TestTrainingCurves::seedLists_data()
+{
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QList<qulonglong>>("seeds");
+    QTest::newRow("range") << QStringLiteral("100-103") << QList<qulonglong>{100, 101, 102, 103};
+    QTest::newRow("list") << QStringLiteral("100, 102,7") << QList<qulonglong>{100, 102, 7};
+    QTest::newRow("one") << QStringLiteral("7") << QList<qulonglong>{7};
+    QTest::newRow("mixed") << QStringLiteral("1-2,9") << QList<qulonglong>{1, 2, 9};
+    QTest::newRow("reversed") << QStringLiteral("5-3") << QList<qulonglong>{};
+    QTest::newRow("word") << QStringLiteral("seeds") << QList<qulonglong>{};
+    QTest::newRow("three parts") << QStringLiteral("1-2-3") << QList<qulonglong>{};
+    QTest::newRow("empty") << QString() << QList<qulonglong>{};
+}
+
+void TestTrainingCurves::seedLists()
+{
+    QFETCH(QString, text);
+    QFETCH(QList<qulonglong>, seeds);
+    QList<qulonglong> got;
+    for (auto s : ValidationBaselines::parseSeeds(text))
+        got << s;
+    QCOMPARE(got, seeds);
+    if (seeds.isEmpty() && !text.isEmpty()) { // a malformed list is reported, not run
+        ValidationBaselines baselines;
+        QSignalSpy errors(&baselines, &ValidationBaselines::errorOccurred);
+        QSignalSpy ready(&baselines, &ValidationBaselines::ready);
+        baselines.compute(QStringLiteral("dl2-small"), text);
+        QCOMPARE(errors.count(), 1);
+        QVERIFY(errors.first().first().toString().contains(text));
+        QCOMPARE(ready.count(), 1);
+        QVERIFY(baselines.references().isEmpty());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestTrainingCurves)
