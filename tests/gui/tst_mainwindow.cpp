@@ -2,6 +2,7 @@
 // views show exactly what the core's own Simulator has at that slot.
 
 #include "clusteroccupancyview.h"
+#include "comparisonpage.h"
 #include "consolesession.h"
 #include "decisioninspector.h"
 #include "decisionstatemodel.h"
@@ -17,6 +18,7 @@
 #include "settings.h"
 #include "simulator.h"
 #include "timelinescrubber.h"
+#include "trainingpage.h"
 #include "viewrefresher.h"
 
 #include <QAbstractItemModelTester>
@@ -24,6 +26,7 @@
 #include <QDockWidget>
 #include <QScrollBar>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -47,6 +50,7 @@ private Q_SLOTS:
     void badTraceKeepsConsoleUsable();
     void layoutIsSavedAndReset();
     void layoutAndChoicesPersist();
+    void pagesTakeTheWholeWindow();
 
 private:
     void flush();
@@ -297,6 +301,28 @@ void TestMainWindow::badTraceKeepsConsoleUsable()
     QTRY_VERIFY(m_window->session()->isLoaded());
     QVERIFY(m_window->session()->setup().traceFile.isEmpty());
     QVERIFY(m_window->session()->waitForSlot(3));
+}
+
+void TestMainWindow::pagesTakeTheWholeWindow()
+{
+    // Ctrl+3 shows the training page without the run's docks; going from one page to the
+    // other and back to the cluster brings the docks back as they were.
+    auto *tabs = qobject_cast<QTabWidget *>(m_window->centralWidget());
+    auto *jobs = m_window->findChild<QDockWidget *>(QStringLiteral("jobsDock"));
+    QVERIFY(tabs && jobs);
+    tabs->setCurrentIndex(0);
+    QVERIFY(jobs->isVisible());
+    m_window->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(m_window.get()));
+    QTest::keyClick(m_window.get(), Qt::Key_3, Qt::ControlModifier);
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(m_window->trainingPage()));
+    QVERIFY(!jobs->isVisible());
+    QTest::keyClick(m_window.get(), Qt::Key_2, Qt::ControlModifier);
+    QCOMPARE(tabs->currentWidget(), static_cast<QWidget *>(m_window->comparisonPage()));
+    QVERIFY(!jobs->isVisible());
+    QTest::keyClick(m_window.get(), Qt::Key_1, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 0);
+    QVERIFY(jobs->isVisible());
 }
 
 void TestMainWindow::layoutIsSavedAndReset()
