@@ -128,6 +128,10 @@ QWidget *TrainingPage::buildControls()
     m_algorithm->setToolTip(tr("SL imitates the teacher; RL (the paper's actor-critic) then "
                                "improves on it from the simulated rewards"));
     m_scenario = new QComboBox(train);
+    m_policy = new QComboBox(train);
+    m_policy->addItems({QStringLiteral("dl2"), QStringLiteral("dl2-plus")});
+    m_policy->setToolTip(tr("dl2: the paper's policy; dl2-plus: this project's extension "
+                            "(a fresh network; a checkpoint brings its own kind)"));
     m_teacher = new QComboBox(train);
     m_teacher->addItems({QStringLiteral("optimus"), QStringLiteral("drf"), QStringLiteral("srtf"),
                          QStringLiteral("fifo")});
@@ -157,6 +161,7 @@ QWidget *TrainingPage::buildControls()
     auto *form = new QFormLayout;
     form->addRow(tr("Algorithm"), m_algorithm);
     form->addRow(tr("Scenario"), m_scenario);
+    form->addRow(tr("Policy"), m_policy);
     form->addRow(tr("Teacher"), m_teacher);
     form->addRow(tr("Start from"), initRow);
     form->addRow(tr("Warm-up updates"), m_warmup);
@@ -207,6 +212,7 @@ QWidget *TrainingPage::buildControls()
     connect(open, &QPushButton::clicked, this, &TrainingPage::openWithDialog);
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) { m_model->setFollowing(on); });
     connect(browse, &QPushButton::clicked, this, &TrainingPage::browseInit);
+    connect(m_init, &QLineEdit::textChanged, this, &TrainingPage::updateControls);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_start, &QPushButton::clicked, this, [this] { startTraining(); });
     connect(m_cancel, &QPushButton::clicked, this, &TrainingPage::cancelTraining);
@@ -322,6 +328,7 @@ bool TrainingPage::startTraining()
     r.algorithm = algorithm == QLatin1String("sl") ? QStringLiteral("sl") : QStringLiteral("rl");
     r.scenario = m_scenario->currentText();
     r.teacher = m_teacher->currentText();
+    r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     r.steps = m_steps->value();
     r.validateEvery = std::min(m_validateEvery->value(), m_steps->value());
@@ -437,13 +444,25 @@ TrainingReferences TrainingPage::references() const
 
 void TrainingPage::scheduleReplot()
 {
+    if (!isVisible()) { // replotted when shown
+        m_stale = true;
+        return;
+    }
     if (!m_replot.isActive())
         m_replot.start();
+}
+
+void TrainingPage::showEvent(QShowEvent *event)
+{
+    QWidget::showEvent(event);
+    if (m_stale)
+        refresh();
 }
 
 void TrainingPage::refresh()
 {
     m_replot.stop();
+    m_stale = false;
     double xMax = m_model->lastStep();
     if (m_run->isRunning() && m_model->file() == m_run->request().curvesFile())
         xMax = std::max(xMax, double(m_run->totalSteps()));
@@ -470,6 +489,7 @@ void TrainingPage::updateControls()
     m_teacher->setEnabled(algorithm != QLatin1String("rl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
+    m_policy->setEnabled(!running && (pipeline || m_init->text().trimmed().isEmpty()));
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,
                                                        m_validateEvery, m_seeds})
         w->setEnabled(!running);

@@ -71,6 +71,9 @@ Q_SIGNALS:
     void errorOccurred(const QString &message);
     void referencesReady();
 
+protected:
+    void showEvent(QShowEvent *event) override;
+
 private:
     QWidget *buildControls();
     QWidget *buildCharts();
@@ -88,7 +91,7 @@ private:
     ValidationBaselines *m_baselines;
     QLabel *m_fileLabel, *m_summary, *m_status, *m_command;
     QCheckBox *m_follow;
-    QComboBox *m_algorithm, *m_scenario, *m_teacher, *m_refScenario;
+    QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_refScenario;
     QLineEdit *m_init, *m_seeds, *m_refSeeds;
     QSpinBox *m_warmup, *m_steps, *m_validateEvery;
     QPushButton *m_start, *m_cancel;
@@ -96,6 +99,7 @@ private:
     QWidget *m_charts;
     Plot *m_jctPlot, *m_entropyPlot, *m_lossPlot, *m_actionPlot;
     QTimer m_replot, m_ticker;
+    bool m_stale = true; // data changed while hidden
     QString m_outputDirectory;
     QString m_curvesError;
     std::optional<TrainingRequest> m_next; // the RL stage after a warm-up
