@@ -191,6 +191,17 @@ void Simulator::progress()
     m_rewards.push_back(m_options.unfinishedJobsReward ? -jobSlots : reward);
 }
 
+double Simulator::slotProgress(int index, int ps, int workers) const
+{
+    const JobState &j = m_jobs.at(size_t(index));
+    if (j.estimatedEpochs <= 0)
+        return 0.0;
+    const double remaining = j.totalEpochs - (j.doneEpochs - j.epochsThisSlot);
+    const double epochs = m_speed[size_t(j.type)](ps, workers) /
+                          m_profiles[j.type].stepsPerEpoch * m_options.slotSeconds;
+    return std::min(epochs, std::max(0.0, remaining)) / j.estimatedEpochs;
+}
+
 SlotSnapshot Simulator::snapshot() const
 {
     SlotSnapshot s;

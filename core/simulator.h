@@ -75,6 +75,10 @@ public:
     const std::vector<JobState> &jobs() const { return m_jobs; }
     const std::vector<double> &rewards() const { return m_rewards; }
     int unfinishedJobs() const { return m_jobCount - m_finished; }
+    // After a step: the reference reward job `index` would have contributed in that slot with
+    // (ps, workers) instead of its allocation (true speed; no noise or resize cost). The
+    // difference to its allocation's contribution is a task's counterfactual credit.
+    double slotProgress(int index, int ps, int workers) const;
 
 private:
     void admitArrivals();

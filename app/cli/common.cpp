@@ -89,6 +89,10 @@ void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds)
     parser.addOption({QStringLiteral("checkpoint"),
                       QStringLiteral("Policy checkpoint for learned policies (dl2, dl2-plus)."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("decode"),
+                      QStringLiteral("Learned policies: greedy (arg max) or sample (seeded by the "
+                                     "run's seed); default: as the checkpoint says."),
+                      QStringLiteral("MODE")});
     parser.addOption({QStringLiteral("threads"),
                       QStringLiteral("Worker threads (default: all cores)."), QStringLiteral("N")});
 }
@@ -182,6 +186,11 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
         s.threads = parsePositiveInt(parser, QStringLiteral("threads"), 1, 256);
     s.schedulerConfig.checkpoint = parser.value(QStringLiteral("checkpoint")).toStdString();
     s.schedulerConfig.scenario = s.scenario.name;
+    if (parser.isSet(QStringLiteral("decode"))) {
+        s.schedulerConfig.decode = parser.value(QStringLiteral("decode")).toStdString();
+        if (s.schedulerConfig.decode != "greedy" && s.schedulerConfig.decode != "sample")
+            throw Error("--decode: expected greedy or sample, got '" + s.schedulerConfig.decode + "'");
+    }
     // Measured speeds (interpolated, not refitted): learned policies pick the policy trained on them.
     s.schedulerConfig.measuredSpeeds = parser.isSet(QStringLiteral("speed-table")) &&
                                        parser.value(QStringLiteral("speed-model")) != QStringLiteral("optimus");

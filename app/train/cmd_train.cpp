@@ -210,8 +210,14 @@ int runRl(const QStringList &args)
     p.addOption({opt("replay"), opt("uniform (default), prioritised or none."), opt("MODE"), opt("uniform")});
     p.addOption({opt("entropy"), opt("Entropy bonus weight (default 0.1)."), opt("X")});
     p.addOption({opt("epsilon"), opt("Job-aware exploration probability (default 0.4)."), opt("X")});
-    p.addOption({opt("discount"), opt("Discount across slots (default 0.9; 0 = per-slot bandit)."), opt("X")});
-    p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 300)."), opt("N")});
+    p.addOption({opt("discount"), opt("Bootstrap across slots with this x V(next slot) (default 0 = the reference's per-slot return)."), opt("X")});
+    p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 200)."), opt("N")});
+    p.addOption({opt("value-lr"), opt("Adam learning rate of the value network (its own optimizer; default 1e-3)."), opt("X")});
+    p.addOption({opt("credit"), opt("split (default: stop-or-continue from the slot return, the task from its counterfactual return) or slot (the paper: every decision gets the slot return)."), opt("NAME"), opt("split")});
+    p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
+    p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
+    p.addOption({opt("importance-clip"), opt("Weight replayed/explored samples by pi/mu clipped to [0, X]; 0 (default) = full weight, as the reference."), opt("X")});
+    p.addOption({opt("decode"), opt("How the trained policy decides when deployed and validated: sample (default for dl2, as the reference) or greedy."), opt("MODE")});
     p.addOption({opt("reward"), opt("progress (reference) or unfinished (minus unfinished jobs per slot); default: dl2 progress, dl2-plus unfinished."), opt("KIND")});
     p.addOption({opt("algorithm"), opt("actor-critic (default, the paper's) or es (evolution strategies on the output layer of an --init policy, objective = the greedy policy's avg JCT; see core/learning/README.md)."), opt("NAME"), opt("actor-critic")});
     p.addOption({opt("es-pairs"), opt("es: antithetic direction pairs per iteration (default 8)."), opt("N")});
@@ -250,6 +256,17 @@ int runRl(const QStringList &args)
             o.discount = parseDouble(p, opt("discount"), 0.0, 1.0);
         if (p.isSet(opt("critic-warmup")))
             o.criticWarmup = parsePositiveInt(p, opt("critic-warmup"), 0, 100000000);
+        if (p.isSet(opt("value-lr")))
+            o.valueLearningRate = parseDouble(p, opt("value-lr"), 1e-9, 10.0);
+        o.credit = p.value(opt("credit")).toStdString();
+        checkCredit(o.credit);
+        o.control = p.isSet(opt("control"));
+        if (p.isSet(opt("stop-epsilon")))
+            o.stopEpsilon = parseDouble(p, opt("stop-epsilon"), 0.0, 1.0);
+        if (p.isSet(opt("importance-clip")))
+            o.importanceClip = parseDouble(p, opt("importance-clip"), 0.0, 1000.0);
+        if (p.isSet(opt("decode")))
+            o.decode = decodeFromString(p.value(opt("decode")).toStdString());
         if (p.isSet(opt("reward"))) {
             const QString r = p.value(opt("reward"));
             if (r != opt("progress") && r != opt("unfinished"))

@@ -148,6 +148,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     m.set_hidden2(spec.hidden2);
     m.set_initial_bundles(spec.initialBundles);
     m.set_feasibility_mask(spec.feasibilityMask);
+    m.set_decode(toString(spec.decode));
     auto *h = m.mutable_hyper();
     h->set_learning_rate(info.learningRate);
     h->set_batch_size(info.batchSize);
@@ -167,6 +168,11 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_es_traces(info.esTraces);
     h->set_es_sigma(info.esSigma);
     h->set_es_scope(info.esScope);
+    h->set_credit(info.credit);
+    h->set_value_learning_rate(info.valueLearningRate);
+    h->set_critic_warmup(info.criticWarmup);
+    h->set_stop_epsilon(info.stopEpsilon);
+    h->set_control(info.control);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -250,6 +256,11 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     s.hidden2 = m.hidden2();
     s.initialBundles = m.initial_bundles();
     s.feasibilityMask = m.feasibility_mask();
+    try {
+        s.decode = m.decode().empty() ? Decode::Greedy : decodeFromString(m.decode());
+    } catch (const Error &e) {
+        throw bad(origin, std::string("metadata field decode: ") + e.what());
+    }
     auto field = [&](const char *name, long long got, long long want) {
         if (got != want)
             throw bad(origin, std::string("mismatched dimensions: metadata field ") + name +
@@ -288,6 +299,11 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.esTraces = h.es_traces();
     i.esSigma = h.es_sigma();
     i.esScope = h.es_scope();
+    i.credit = h.credit();
+    i.valueLearningRate = h.value_learning_rate();
+    i.criticWarmup = h.critic_warmup();
+    i.stopEpsilon = h.stop_epsilon();
+    i.control = h.control();
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();

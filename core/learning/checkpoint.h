@@ -9,7 +9,8 @@
 //   then        dl2.pb.Weights: every network parameter by name ("policy.fc1.weight", ...)
 //               with its shape, as plain Protobuf, so reading a policy needs no libtorch
 //   rest        unless shipped weights-only, the Adam state as a libtorch archive
-//               (torch::serialize::OutputArchive, key "optimizer"); only trainers read it.
+//               (torch::serialize::OutputArchive, keys "optimizer" (policy) and
+//               "value_optimizer" (value network)); only trainers read it.
 // Version 1 files (the weights inside one libtorch archive) are read only where the training
 // library registered its decoder (dl2-train); elsewhere the error says how to convert them.
 // Loading checks all of it; a truncated, corrupt or mismatched file throws dl2::Error naming
@@ -48,6 +49,11 @@ struct TrainingInfo
     int esTraces = 0;
     double esSigma = 0.0;
     std::string esScope;
+    std::string credit; // trainer "rl": "slot" or "split"
+    double valueLearningRate = 0.0;
+    int criticWarmup = 0;
+    double stopEpsilon = 0.0;
+    bool control = false; // a shuffled-advantage control run
     long long step = 0;
     double validationAvgJct = 0.0;
     std::uint64_t seed = 0;

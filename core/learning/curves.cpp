@@ -21,12 +21,15 @@ void writeCurves(const std::string &path, const std::vector<CurvePoint> &curve)
 {
     std::ostringstream csv;
     csv << "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,reward,"
-           "validation_avg_jct\n";
+           "validation_avg_jct,worker_share,ps_share,bundle_share,stop_share,workers_per_job,"
+           "ps_per_job\n";
     QJsonArray rows;
     for (const auto &p : curve) {
         csv << p.step << ',' << p.seconds << ',' << p.trainLoss << ',' << p.validationLoss << ','
             << p.agreement << ',' << p.valueLoss << ',' << p.entropy << ',' << p.reward << ','
-            << p.validationAvgJct << '\n';
+            << p.validationAvgJct << ',' << p.workerShare << ',' << p.psShare << ','
+            << p.bundleShare << ',' << p.stopShare << ',' << p.workersPerJob << ',' << p.psPerJob
+            << '\n';
         QJsonObject o;
         o[QStringLiteral("step")] = double(p.step);
         o[QStringLiteral("seconds")] = p.seconds;
@@ -37,6 +40,12 @@ void writeCurves(const std::string &path, const std::vector<CurvePoint> &curve)
         o[QStringLiteral("entropy")] = p.entropy;
         o[QStringLiteral("reward")] = p.reward;
         o[QStringLiteral("validation_avg_jct")] = p.validationAvgJct;
+        o[QStringLiteral("worker_share")] = p.workerShare;
+        o[QStringLiteral("ps_share")] = p.psShare;
+        o[QStringLiteral("bundle_share")] = p.bundleShare;
+        o[QStringLiteral("stop_share")] = p.stopShare;
+        o[QStringLiteral("workers_per_job")] = p.workersPerJob;
+        o[QStringLiteral("ps_per_job")] = p.psPerJob;
         rows.append(o);
     }
     QJsonObject root;

@@ -24,6 +24,10 @@ struct CurvePoint
     double entropy = 0.0;          // RL
     double reward = 0.0;           // RL: mean per-slot reward of the training environments
     double validationAvgJct = -1.0; // slots, -1 = not measured at this point
+    // RL action mix over the training decisions since the last point (shares sum to 1), and
+    // the allocation the training environments ended their slots with.
+    double workerShare = -1.0, psShare = -1.0, bundleShare = -1.0, stopShare = -1.0;
+    double workersPerJob = -1.0, psPerJob = -1.0; // per running job
 };
 
 struct TrainResult

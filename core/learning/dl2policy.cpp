@@ -47,7 +47,7 @@ int Dl2Policy::choose(const EncodedState &s, const std::vector<float> &probs, fl
 {
     explored = false;
     int action = s.stopAction();
-    if (m_actor.sample) {
+    if (sampling()) {
         const double u = m_rng.uniform();
         double acc = 0.0;
         int last = s.stopAction();
@@ -71,7 +71,17 @@ int Dl2Policy::choose(const EncodedState &s, const std::vector<float> &probs, fl
                 action = a;
             }
     }
-    behaviour = probs[size_t(action)];
+    // The behaviour probability of an action under the stop-exploration mixture.
+    const bool stopValid = s.mask[size_t(s.stopAction())] != 0;
+    const double stopEps = stopValid ? m_actor.stopEpsilon : 0.0;
+    auto mixed = [&](int a) {
+        return (1.0 - stopEps) * probs[size_t(a)] + (s.isStop(a) ? stopEps : 0.0);
+    };
+    if (stopEps > 0.0 && !s.isStop(action) && m_rng.uniform() < stopEps) {
+        action = s.stopAction();
+        explored = true;
+    }
+    behaviour = float(mixed(action));
     if (m_actor.epsilon <= 0.0)
         return action;
     // Job-aware exploration: the first poor job in the window gets the corrective task.
@@ -100,7 +110,7 @@ int Dl2Policy::choose(const EncodedState &s, const std::vector<float> &probs, fl
         explored = true;
         action = override;
     }
-    behaviour = float((1.0 - eps) * probs[size_t(action)] + (action == override ? eps : 0.0));
+    behaviour = float((1.0 - eps) * mixed(action) + (action == override ? eps : 0.0));
     return action;
 }
 
@@ -128,7 +138,8 @@ void Dl2Policy::schedule(SlotContext &ctx)
         if (m_state.validActions() <= 1)
             break; // empty window or nothing allowed but stop
         // Greedy evaluation needs no softmax: arg max of the masked logits.
-        const bool greedyOnly = !m_actor.sample && m_actor.epsilon <= 0.0 && !m_record && !m_actor.onDecision;
+        const bool greedyOnly = !sampling() && m_actor.epsilon <= 0.0 && m_actor.stopEpsilon <= 0.0 &&
+                                !m_record && !m_actor.onDecision;
         if (greedyOnly)
             m_network->logits(m_state, m_probs);
         else

@@ -1,9 +1,10 @@
 #pragma once
 // The learned schedulers "dl2" (faithful) and "dl2-plus" (improved); see policyspec.h for
 // every difference. Per slot: (dl2 only) one bundle per unfinished job, then one task per
-// inference until stop, a failed allocation, or no valid action is left. Evaluation is
-// greedy (arg max of the masked probabilities); trainers switch on sampling + job-aware
-// exploration through ActorOptions and observe every decision.
+// inference until stop, a failed allocation, or no valid action is left. A deployed policy
+// decodes as its spec says (arg max of the masked probabilities, or a sample seeded by the
+// policy's seed); trainers switch on sampling + job-aware exploration through ActorOptions
+// and observe every decision.
 // For the console's decision inspector, setRecordDecisions(true) keeps, for each inference
 // of the last slot, the state, the masked probabilities, the chosen action and V(s).
 
@@ -46,6 +47,9 @@ struct ActorOptions
     bool sample = false;    // sample from the policy instead of arg max
     double epsilon = 0.0;   // job-aware exploration probability in poor states
     double threshold = 10.0; // worker:PS (or PS:worker) ratio that counts as poor
+    // Stop exploration: with this probability a decision that is not stop becomes stop (the
+    // slot ends early), so the value of stopping is ever observed (beyond the reference).
+    double stopEpsilon = 0.0;
     // Called for every inference: state before the action, the action, the probability the
     // behaviour policy chose it with, the acted-on job index (-1 for stop).
     std::function<void(const EncodedState &, int action, float behaviourProb, int jobIndex)> onDecision;
@@ -67,6 +71,7 @@ public:
     void setActor(ActorOptions options) { m_actor = std::move(options); }
     void setRecordDecisions(bool on) { m_record = on; }
     const std::vector<DecisionRecord> &lastSlotDecisions() const { return m_decisions; }
+    bool sampling() const { return m_actor.sample || m_spec.decode == Decode::Sample; }
     // Safety bound on inferences per slot.
     void setMaxInferences(int n) { m_maxInferences = n; }
 

@@ -6,6 +6,7 @@
 #include "tracegenerator.h"
 
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace dl2 {
@@ -19,6 +20,9 @@ struct Sample
     int action = 0;            // 3 x rows = stop
     float behaviourProb = 1.0f; // probability the acting policy chose `action` with
     float ret = 0.0f;          // return credited to the action
+    // Split credit: the counterfactual return of the task this action added (the slot reward
+    // minus the slot reward without that task); NaN for stop and when not computed.
+    float taskRet = std::numeric_limits<float>::quiet_NaN();
     int jobIndex = -1;         // acted-on job (per-action reward ablation)
     int env = 0;
     // SL "set" labels: a distribution over the 3 x rows + 1 actions (empty: one-hot `action`).

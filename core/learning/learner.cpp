@@ -220,42 +220,81 @@ ActorCritic makeModel(const PolicySpec &spec, std::uint64_t seed)
     return ActorCritic(spec);
 }
 
+std::vector<torch::Tensor> policyParameters(ActorCritic &m)
+{
+    return m->spec.kind == PolicyKind::Dl2 ? m->flatPolicy->parameters() : m->setPolicy->parameters();
+}
+
+std::vector<torch::Tensor> valueParameters(ActorCritic &m)
+{
+    return m->spec.kind == PolicyKind::Dl2 ? m->flatValue->parameters() : m->setValue->parameters();
+}
+
+// Permutes the entries of `v` where `where` is 1 among themselves, in the order `perm`
+// visits them.
+torch::Tensor shuffledAmong(const torch::Tensor &v, const torch::Tensor &where, const torch::Tensor &perm)
+{
+    auto idx = torch::nonzero(where > 0).squeeze(1);
+    if (idx.numel() < 2)
+        return v;
+    auto order = perm.index_select(0, torch::nonzero(where.index_select(0, perm) > 0).squeeze(1));
+    auto out = v.clone();
+    out.index_put_({idx}, v.index_select(0, order));
+    return out;
+}
+
 } // namespace
 
 struct Learner::Impl
 {
     PolicySpec spec;
     ActorCritic model{nullptr};
-    std::unique_ptr<torch::optim::Adam> optimizer;
+    std::unique_ptr<torch::optim::Adam> optimizer;      // policy network
+    std::unique_ptr<torch::optim::Adam> valueOptimizer; // value network
     bool multiLabel = false;
+
+    void makeOptimizers(double lr, double valueLr)
+    {
+        optimizer = std::make_unique<torch::optim::Adam>(policyParameters(model),
+                                                         torch::optim::AdamOptions(lr));
+        valueOptimizer = std::make_unique<torch::optim::Adam>(
+            valueParameters(model), torch::optim::AdamOptions(valueLr > 0 ? valueLr : lr));
+    }
 };
 
-Learner::Learner(const PolicySpec &spec, double lr, std::uint64_t seed) : m_impl(std::make_unique<Impl>())
+Learner::Learner(const PolicySpec &spec, double lr, std::uint64_t seed, double valueLr)
+    : m_impl(std::make_unique<Impl>())
 {
     m_impl->spec = spec;
     m_impl->model = makeModel(spec, seed);
-    m_impl->optimizer = std::make_unique<torch::optim::Adam>(m_impl->model->parameters(),
-                                                             torch::optim::AdamOptions(lr));
+    m_impl->makeOptimizers(lr, valueLr);
 }
 
-Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer) : m_impl(std::make_unique<Impl>())
+Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer, double valueLr)
+    : m_impl(std::make_unique<Impl>())
 {
     m_impl->spec = c.spec;
     m_impl->model = makeModel(c.spec, 1);
     copyIn(m_impl->model, *c.parameters);
-    m_impl->optimizer = std::make_unique<torch::optim::Adam>(m_impl->model->parameters(),
-                                                             torch::optim::AdamOptions(lr));
+    m_impl->makeOptimizers(lr, valueLr);
     if (loadOptimizer && c.hasOptimizer) {
         try {
             std::istringstream in(c.archive);
             torch::serialize::InputArchive ar;
             ar.load_from(in);
-            torch::serialize::InputArchive opt;
-            if (ar.try_read("optimizer", opt)) {
+            torch::serialize::InputArchive opt, valueOpt;
+            // Files from before the two optimizers hold one state over both networks: it
+            // does not fit either optimizer, so training resumes with fresh moments.
+            if (ar.try_read("value_optimizer", valueOpt) && ar.try_read("optimizer", opt)) {
                 m_impl->optimizer->load(opt);
-                for (auto &group : m_impl->optimizer->param_groups())
-                    static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
+                m_impl->valueOptimizer->load(valueOpt);
             }
+            auto setLr = [](torch::optim::Adam &o, double rate) {
+                for (auto &group : o.param_groups())
+                    static_cast<torch::optim::AdamOptions &>(group.options()).lr(rate);
+            };
+            setLr(*m_impl->optimizer, lr);
+            setLr(*m_impl->valueOptimizer, valueLr > 0 ? valueLr : lr);
         } catch (const c10::Error &e) {
             throw Error(c.origin + ": optimizer state does not load (" + e.what_without_backtrace() + ")");
         }
@@ -323,42 +362,88 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
         return stats;
     const int B = int(samples.size());
     auto b = makeBatch(m_impl->spec, samples);
-    std::vector<float> ret(static_cast<size_t>(B), 0.0f), mu(static_cast<size_t>(B), 1.0f), w(weights);
+    std::vector<float> ret(size_t(B), 0.0f), mu(size_t(B), 1.0f), w(weights);
+    std::vector<float> taskRet(size_t(B), 0.0f), hasTask(size_t(B), 0.0f);
+    double taskSum = 0.0;
+    int taskCount = 0;
     for (int i = 0; i < B; ++i) {
-        ret[size_t(i)] = samples[size_t(i)]->ret;
-        mu[size_t(i)] = std::max(1e-6f, samples[size_t(i)]->behaviourProb);
+        const Sample &x = *samples[size_t(i)];
+        ret[size_t(i)] = x.ret;
+        mu[size_t(i)] = std::max(1e-6f, x.behaviourProb);
+        if (o.split && std::isfinite(x.taskRet)) {
+            taskRet[size_t(i)] = x.taskRet;
+            hasTask[size_t(i)] = 1.0f;
+            taskSum += x.taskRet;
+            ++taskCount;
+        }
     }
     auto R = torch::from_blob(ret.data(), {B}).clone();
     auto Mu = torch::from_blob(mu.data(), {B}).clone();
     auto W = torch::from_blob(w.data(), {B}).clone();
     m_impl->model->train();
     auto [logp, value] = forward(m_impl->model, b, o.useValue);
+    const auto A = logp.size(1);
     auto logpA = logp.gather(1, b.actions.unsqueeze(1)).squeeze(1);
     auto probs = logp.exp();
-    auto entropy = -(probs * logp).sum(1);
+    // Masked actions have p = 0 and contribute 0; the mean runs over the whole layout.
+    auto entropy = -(probs * logp).sum(1) / float(A);
     torch::Tensor baseline = o.useValue ? value.detach() : torch::full({B}, float(o.baseline));
     auto adv = R - baseline;
     auto advN = adv * float(o.advantageScale);
-    if (o.normaliseAdvantages && B > 1)
-        advN = (adv - adv.mean()) / (adv.std() + 1e-6);
-    auto rho = (logpA.detach().exp() / Mu).clamp_max(o.importanceClip);
-    auto policyLoss = -(W * rho * advN * logpA).sum();
+    auto rho = o.importanceClip > 0 ? (logpA.detach().exp() / Mu).clamp_max(o.importanceClip)
+                                    : torch::ones({B});
+    torch::Tensor perm;
+    if (!o.permutation.empty()) {
+        if (int(o.permutation.size()) != B)
+            throw Error("learner: control permutation does not match the batch");
+        perm = torch::from_blob(const_cast<std::int64_t *>(o.permutation.data()), {B}, torch::kInt64).clone();
+        advN = advN.index_select(0, perm);
+    }
+    torch::Tensor gain;
+    torch::Tensor taskAdv = torch::zeros({B});
+    if (o.split) {
+        // Level 1: stop or continue, from the slot return. Level 2: which task, given that
+        // the policy continues, from the task's own counterfactual return.
+        auto isStop = b.actions.eq(A - 1);
+        auto logStop = logp.select(1, A - 1);
+        auto logCont = torch::log1p(-logStop.exp().clamp_max(1.0f - 1e-6f));
+        auto level1 = torch::where(isStop, logStop, logCont);
+        auto T = torch::from_blob(taskRet.data(), {B}).clone();
+        auto H = torch::from_blob(hasTask.data(), {B}).clone();
+        const float mean = taskCount > 0 ? float(taskSum / taskCount) : 0.0f;
+        taskAdv = (T - mean) * H;
+        auto usedTaskAdv = taskAdv;
+        if (perm.defined()) // shuffled among the task samples only (stops have none)
+            usedTaskAdv = shuffledAmong(taskAdv, H, perm);
+        auto level2 = (logpA - logCont) * H;
+        gain = rho * (advN * level1 + usedTaskAdv * float(o.taskAdvantageScale) * level2);
+    } else {
+        gain = rho * advN * logpA;
+    }
+    auto policyLoss = -(W * gain).sum();
     auto entropyMean = (W * entropy).sum();
-    auto loss = float(o.policyWeight) * (policyLoss - o.entropyWeight * entropyMean);
+    if (o.policyWeight > 0) {
+        auto loss = float(o.policyWeight) * (policyLoss - o.entropyWeight * entropyMean);
+        m_impl->optimizer->zero_grad();
+        loss.backward();
+        torch::nn::utils::clip_grad_norm_(policyParameters(m_impl->model), 10.0);
+        m_impl->optimizer->step();
+    }
     torch::Tensor valueLoss = torch::zeros({});
     if (o.useValue) {
+        // The reference regresses V on the return with its own optimizer and no clipping.
         valueLoss = (W * (value - R).pow(2)).sum();
-        loss = loss + o.valueWeight * valueLoss;
+        m_impl->valueOptimizer->zero_grad();
+        valueLoss.backward();
+        m_impl->valueOptimizer->step();
     }
-    m_impl->optimizer->zero_grad();
-    loss.backward();
-    torch::nn::utils::clip_grad_norm_(m_impl->model->parameters(), 10.0);
-    m_impl->optimizer->step();
     stats.policyLoss = policyLoss.item<double>();
     stats.valueLoss = valueLoss.item<double>();
     stats.entropy = entropyMean.item<double>();
     auto a = adv.contiguous();
     stats.advantages.assign(a.data_ptr<float>(), a.data_ptr<float>() + B);
+    auto t = taskAdv.contiguous();
+    stats.taskAdvantages.assign(t.data_ptr<float>(), t.data_ptr<float>() + B);
     return stats;
 }
 
@@ -373,9 +458,11 @@ NetworkArchive Learner::archive(bool withOptimizer) const
     a.parameters = copyOut(m_impl->model);
     if (withOptimizer) {
         torch::serialize::OutputArchive ar;
-        torch::serialize::OutputArchive opt;
+        torch::serialize::OutputArchive opt, valueOpt;
         m_impl->optimizer->save(opt);
+        m_impl->valueOptimizer->save(valueOpt);
         ar.write("optimizer", opt);
+        ar.write("value_optimizer", valueOpt);
         std::ostringstream out;
         ar.save_to(out);
         a.optimizer = out.str();

@@ -15,30 +15,48 @@ namespace dl2 {
 
 struct RlLossOptions
 {
+    // Entropy bonus weight. The entropy is the MEAN over the action layout (the reference's
+    // mean over batch x actions), not the sum: a sum over 3J + 1 actions is 3J + 1 times
+    // stronger and alone drives the policy to uniform.
     double entropyWeight = 0.1;
-    double importanceClip = 1.0; // ratios pi/mu clipped to [0, clip]
+    // Importance ratios pi/mu clipped to [0, clip]; 0 = no correction (every sample at full
+    // weight, as the reference trains on its exploration decisions).
+    double importanceClip = 0.0;
     bool useValue = true;        // false: ablation, baseline = `baseline`
     double baseline = 0.0;
-    double valueWeight = 0.5;
     double policyWeight = 1.0;        // 0 during the critic warm-up
-    bool normaliseAdvantages = false; // per-batch mean/std normalisation
-    double advantageScale = 1.0;      // advantages are multiplied by this (trainer: 1 / running std)
+    double advantageScale = 1.0;      // advantages are multiplied by this (trainer: 1 / running RMS)
+    // Split credit: the decision "stop or add a task" is credited with the slot return
+    // (advantage against V), the choice of task among the tasks with the task's own
+    // counterfactual return (Sample::taskRet, centred on the batch mean, times
+    // taskAdvantageScale).
+    bool split = false;
+    double taskAdvantageScale = 1.0;
+    // Control runs: when non-empty (size = batch), sample i's policy-gradient advantages are
+    // those of sample permutation[i], which keeps their distribution and destroys their
+    // pairing with the actions. The critic still learns from the true returns.
+    std::vector<std::int64_t> permutation;
 };
-
 struct RlUpdateStats
 {
     double policyLoss = 0.0;
     double valueLoss = 0.0;
     double entropy = 0.0;
     std::vector<float> advantages; // per sample (raw return - baseline), for priorities
+    std::vector<float> taskAdvantages; // split: per sample (taskRet - batch mean; 0 for stop)
 };
 
 class Learner
 {
 public:
-    Learner(const PolicySpec &spec, double learningRate, std::uint64_t seed);
-    // Networks (and, if present and wanted, the optimizer state) from a checkpoint.
-    Learner(const Checkpoint &checkpoint, double learningRate, bool loadOptimizer);
+    // The policy and the value network have separate Adam optimizers (the reference's two
+    // networks); valueLearningRate <= 0 uses learningRate for both.
+    Learner(const PolicySpec &spec, double learningRate, std::uint64_t seed,
+            double valueLearningRate = 0.0);
+    // Networks (and, if present and wanted, the optimizer state) from a checkpoint. Optimizer
+    // state from before the split into two optimizers is not loaded (fresh Adam moments).
+    Learner(const Checkpoint &checkpoint, double learningRate, bool loadOptimizer,
+            double valueLearningRate = 0.0);
     ~Learner();
     Learner(const Learner &) = delete;
     Learner &operator=(const Learner &) = delete;
@@ -51,7 +69,8 @@ public:
     // SL on samples with set targets: per-action binary cross-entropy on the logits ("is
     // this task needed"), instead of the soft cross-entropy. Off by default.
     void setSlMultiLabel(bool on);
-    // One actor-critic step; weights[i] scales sample i's loss (they should sum to 1).
+    // One actor-critic step (a policy step unless options.policyWeight is 0, and a value
+    // step); weights[i] scales sample i's loss (they should sum to 1).
     RlUpdateStats rlUpdate(const std::vector<const Sample *> &batch,
                            const std::vector<float> &weights, const RlLossOptions &options);
     // A copy of the current weights for torch-free inference.

@@ -18,6 +18,20 @@ PolicyKind policyKindFromString(const std::string &name)
     throw Error("unknown policy kind '" + name + "' (known: dl2, dl2-plus)");
 }
 
+const char *toString(Decode decode)
+{
+    return decode == Decode::Greedy ? "greedy" : "sample";
+}
+
+Decode decodeFromString(const std::string &name)
+{
+    if (name == "greedy")
+        return Decode::Greedy;
+    if (name == "sample")
+        return Decode::Sample;
+    throw Error("unknown decoding '" + name + "' (known: greedy, sample)");
+}
+
 int PolicySpec::jobDim() const
 {
     if (kind == PolicyKind::Dl2Plus)

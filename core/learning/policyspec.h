@@ -30,6 +30,14 @@ const char *toString(PolicyKind kind);
 // Throws dl2::Error for anything but "dl2" / "dl2-plus".
 PolicyKind policyKindFromString(const std::string &name);
 
+// How a deployed policy turns its probabilities into a decision. The reference deploys and
+// validates the sampled policy (SELECT_ACTION_MAX_PROB = False); sampling is seeded by the
+// policy's seed (per simulation), so a run stays deterministic.
+enum class Decode { Greedy, Sample };
+const char *toString(Decode decode);
+// Throws dl2::Error for anything but "greedy" / "sample".
+Decode decodeFromString(const std::string &name);
+
 struct FeatureOptions
 {
     bool oneHotType = true;
@@ -46,6 +54,7 @@ struct PolicySpec
     int hidden2 = 256;
     bool initialBundles = true;
     bool feasibilityMask = false;
+    Decode decode = Decode::Greedy; // stored in checkpoints; an old file (no field) is greedy
 
     int jobDim() const;
     int globalDim() const;

@@ -62,7 +62,10 @@ std::unique_ptr<Dl2Policy> makeLearnedPolicy(PolicyKind kind, const SchedulerCon
                                  ? shippedPolicyPath(kind, config.scenario, config.measuredSpeeds)
                                  : config.checkpoint;
     const auto c = cachedCheckpoint(path, kind);
-    return std::make_unique<Dl2Policy>(c->spec, c->parameters, config.seed);
+    PolicySpec spec = c->spec;
+    if (!config.decode.empty())
+        spec.decode = decodeFromString(config.decode);
+    return std::make_unique<Dl2Policy>(spec, c->parameters, config.seed);
 }
 
 void registerLearnedPolicies()

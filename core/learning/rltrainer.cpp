@@ -8,6 +8,7 @@
 #include "modelprofile.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -20,6 +21,12 @@ void checkAblations(const std::vector<std::string> &ablations)
         if (a != "no-value" && a != "no-exploration" && a != "no-replay" && a != "per-action-reward")
             throw Error("unknown ablation '" + a +
                         "' (known: no-value, no-exploration, no-replay, per-action-reward)");
+}
+
+void checkCredit(const std::string &credit)
+{
+    if (credit != "slot" && credit != "split")
+        throw Error("unknown credit '" + credit + "' (known: slot, split)");
 }
 
 namespace {
@@ -38,7 +45,23 @@ struct Env
     std::unique_ptr<PolicyNetwork> critic; // V for bootstrapping
     std::vector<Sample> current, pending, finished;
     double lastReward = 0.0;
+    // Action mix and slot-end allocation since the last curve point.
+    std::array<long long, 4> kinds{}; // worker, PS, bundle, stop decisions
+    double workers = 0.0, ps = 0.0, running = 0.0;
 };
+
+// The counterfactual return of the task sample `x` added: its job's contribution to the
+// slot reward with the final allocation minus the contribution without that task.
+float counterfactual(const Simulator &sim, const Sample &x)
+{
+    const JobState &j = sim.jobs()[size_t(x.jobIndex)];
+    const TaskKind kind = actionKind(x.action);
+    const int dp = kind == TaskKind::Worker ? 0 : 1;
+    const int dw = kind == TaskKind::Ps ? 0 : 1;
+    const int index = x.jobIndex;
+    return float(sim.slotProgress(index, j.ps, j.workers) -
+                 sim.slotProgress(index, std::max(0, j.ps - dp), std::max(0, j.workers - dw)));
+}
 
 } // namespace
 
@@ -61,11 +84,18 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     if (!o.init.empty()) {
         const Checkpoint c = readCheckpoint(o.init, o.kind);
         spec = c.spec;
-        learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl");
+        learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl",
+                                            o.valueLearningRate);
     } else {
         spec = o.spec ? *o.spec : defaultSpec(o.kind, scenario.window, profiles.size());
-        learner = std::make_unique<Learner>(spec, o.learningRate, o.seed);
+        learner = std::make_unique<Learner>(spec, o.learningRate, o.seed, o.valueLearningRate);
     }
+    if (o.decode)
+        spec.decode = *o.decode;
+    else if (spec.kind == PolicyKind::Dl2)
+        spec.decode = Decode::Sample;
+    checkCredit(o.credit);
+    const bool split = o.credit == "split";
     const bool useValue = !has(o.ablations, "no-value");
     const bool explore = !has(o.ablations, "no-exploration");
     const ReplayMode replayMode = has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
@@ -97,6 +127,7 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
         actor.sample = true;
         actor.epsilon = explore ? o.epsilon : 0.0;
         actor.threshold = o.threshold;
+        actor.stopEpsilon = o.stopEpsilon;
         Env *ep = &e;
         actor.onDecision = [ep](const EncodedState &s, int action, float mu, int job) {
             Sample x = Sample::fromState(s, action);
@@ -128,9 +159,20 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
                                                 std::max(1e-9, e.sim->jobs()[size_t(x.jobIndex)].totalEpochs))
                                         : float(meanProgress);
         } else {
-            for (auto &x : e.current)
+            for (auto &x : e.current) {
                 x.ret = float(r);
+                if (split && x.jobIndex >= 0)
+                    x.taskRet = float(counterfactual(*e.sim, x) * rewardScale);
+            }
         }
+        for (const auto &x : e.current)
+            ++e.kinds[x.jobIndex < 0 ? 3 : size_t(actionKind(x.action))];
+        for (const auto &j : e.sim->jobs())
+            if (j.workers > 0 && j.ps > 0) {
+                e.workers += j.workers;
+                e.ps += j.ps;
+                e.running += 1.0;
+            }
         // Bootstrap the previous slot's samples with V(first state of this slot).
         if (!e.current.empty() && !e.pending.empty()) {
             float v = 0.0f;
@@ -175,6 +217,11 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     info.threshold = o.threshold;
     info.discount = discount;
     info.importanceClip = o.importanceClip;
+    info.credit = o.credit;
+    info.valueLearningRate = o.valueLearningRate;
+    info.criticWarmup = o.criticWarmup;
+    info.stopEpsilon = o.stopEpsilon;
+    info.control = o.control;
     info.unfinishedJobsReward = unfinished;
     info.ablations = o.ablations;
     info.seed = o.seed;
@@ -197,6 +244,9 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     loss.entropyWeight = o.entropyWeight;
     loss.importanceClip = o.importanceClip;
     loss.useValue = useValue;
+    loss.split = split;
+    double taskStd = 1.0; // running RMS of the task advantages
+    bool taskStdSet = false;
     double baseline = 0.0;
     bool baselineSet = false;
     double advantageStd = 1.0; // running RMS of advantages: the scale of the policy gradient
@@ -285,6 +335,14 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
                 loss.baseline = baseline;
             }
             loss.advantageScale = 1.0 / std::max(1e-3, advantageStd);
+            loss.taskAdvantageScale = 1.0 / std::max(1e-6, taskStd);
+            loss.permutation.clear();
+            if (o.control) {
+                for (size_t k = 0; k < batch.size(); ++k)
+                    loss.permutation.push_back(std::int64_t(k));
+                for (size_t k = batch.size(); k > 1; --k)
+                    std::swap(loss.permutation[k - 1], loss.permutation[size_t(rng.below(k))]);
+            }
             loss.policyWeight = (useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
             const RlUpdateStats st = learner->rlUpdate(batch, weights, loss);
             {
@@ -294,6 +352,18 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
                 const double batchStd = std::sqrt(m2 / double(std::max<size_t>(1, st.advantages.size())));
                 advantageStd = advantageStdSet ? 0.99 * advantageStd + 0.01 * batchStd : batchStd;
                 advantageStdSet = true;
+                double t2 = 0.0;
+                int tn = 0;
+                for (size_t k = 0; k < st.taskAdvantages.size(); ++k)
+                    if (st.taskAdvantages[k] != 0.0f) {
+                        t2 += double(st.taskAdvantages[k]) * st.taskAdvantages[k];
+                        ++tn;
+                    }
+                if (tn > 0) {
+                    const double batchTaskStd = std::sqrt(t2 / tn);
+                    taskStd = taskStdSet ? 0.99 * taskStd + 0.01 * batchTaskStd : batchTaskStd;
+                    taskStdSet = true;
+                }
             }
             for (size_t k = 0; k < replayed.size(); ++k)
                 replay.setPriority(replayed[k], std::fabs(st.advantages[freshUsed.size() + k]) + 0.01f);
@@ -327,6 +397,28 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             p.reward = acc.reward / 20.0;
             acc = CurvePoint();
             accCount = 0;
+            std::array<long long, 4> kinds{};
+            double workers = 0.0, ps = 0.0, running = 0.0;
+            for (auto &e : envs) {
+                for (size_t k = 0; k < 4; ++k)
+                    kinds[k] += e.kinds[k];
+                workers += e.workers;
+                ps += e.ps;
+                running += e.running;
+                e.kinds = {};
+                e.workers = e.ps = e.running = 0.0;
+            }
+            const double decisions = double(kinds[0] + kinds[1] + kinds[2] + kinds[3]);
+            if (decisions > 0) {
+                p.workerShare = double(kinds[0]) / decisions;
+                p.psShare = double(kinds[1]) / decisions;
+                p.bundleShare = double(kinds[2]) / decisions;
+                p.stopShare = double(kinds[3]) / decisions;
+            }
+            if (running > 0) {
+                p.workersPerJob = workers / running;
+                p.psPerJob = ps / running;
+            }
             if (validate)
                 p.validationAvgJct =
                     evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);

@@ -1,31 +1,41 @@
 #pragma once
-// Reinforcement learning (spec section 6, with the section 9 corrections):
-//   - actor-critic: advantage = return - V(s), return = slot reward + discount x V(first
-//     state of the next slot) (bootstrapped one slot ahead; discount 0.9 as in the paper;
-//     0 gives the reference code's per-slot bandit); every action of a slot gets that
-//     slot's return (or, ablation per-action-reward, its own job's progress);
-//   - entropy bonus 0.1, Adam 1e-4, batch 256, one update per slot;
+// Reinforcement learning (spec section 6; what we keep of the paper and where we depart,
+// with the runs behind each choice: core/learning/README.md):
+//   - actor-critic: the policy and the value network have separate Adam optimizers (policy
+//     1e-4, value 1e-3); V is regressed on the return; return = slot reward (+ discount x
+//     V(first state of the next slot) when discount > 0; the reference's 0 is the default);
+//     the critic alone is trained for criticWarmup updates first (an SL checkpoint has an
+//     untrained value network, whose noise would otherwise drive the policy);
+//   - credit "slot" (the paper): every action of a slot gets the slot's return. Credit
+//     "split" (default): the stop-or-continue decision gets the slot return (advantage
+//     against V), the choice among tasks gets the task's counterfactual return, i.e. the
+//     slot reward minus the slot reward with that one task removed from its job's final
+//     allocation (Simulator::slotProgress; the slot reward is a deterministic function of
+//     the allocation, so this is exact). Ablation per-action-reward: each action gets its
+//     own job's progress;
+//   - entropy bonus 0.1 x the MEAN entropy over the action layout (the reference's mean);
 //   - N environments (threads) step one slot each per update; the batch weights every
 //     environment equally (= averaging their gradients);
-//   - experience replay (uniform, prioritised by |advantage| or none) of 8192 samples, with
-//     off-policy correction: the policy-gradient term is weighted by the importance ratio
-//     pi(a|s) / mu(a|s) clipped to [0, importanceClip], mu = the behaviour probability stored
-//     with the sample (including the exploration mixture);
+//   - experience replay (uniform, prioritised by |advantage| or none) of 8192 samples; with
+//     importanceClip > 0 the policy-gradient term is weighted by pi/mu clipped to
+//     [0, importanceClip], mu = the behaviour probability (incl. exploration); 0 (default)
+//     trains on every sample at full weight, as the reference does;
 //   - job-aware exploration: in poor states (worker without PS, PS without worker,
 //     worker:PS ratio beyond threshold 10) the corrective action replaces the policy's with
-//     probability epsilon 0.4;
-//   - the best checkpoint on the validation seeds (100-109 by default; training traces use
-//     seeds seedBase = 1000, 1001, ...; test seeds 1-10 are never touched) is kept;
+//     probability epsilon 0.4; stopEpsilon > 0 also makes a decision stop with that
+//     probability (beyond the paper: otherwise early stops are never tried);
+//   - the trained policy is validated and shipped as deployed: decode "sample" (seeded) by
+//     default for dl2, as the reference deploys it; the best checkpoint on the validation
+//     seeds (100-109 by default; training traces use seeds seedBase = 1000, 1001, ...; test
+//     seeds 1-10 are never touched) is kept;
+//   - control: the same run with the policy's advantages shuffled across each batch (the
+//     critic still sees true returns): what "learning" must beat;
 //   - ablations: "no-value" (baseline = running mean return), "no-exploration", "no-replay",
 //     "per-action-reward".
 //   - algorithm "es" replaces all of the above by evolution strategies on the output layer
-//     (estrainer.cpp): the greedy policy's average JCT on training traces is the objective,
-//     which is what evaluation measures. Requires --init; uses steps (iterations), seed, lr,
-//     threads, validation and output;
-//   - the critic is warmed up first (criticWarmup updates train only V; an SL checkpoint
-//     has an untrained value network, whose noise would otherwise drive the policy);
-//   - advantages are scaled by their running RMS (not normalised per batch), and with replay
-//     at most half of a batch is fresh (one slot's samples share one return).
+//     (estrainer.cpp): the policy's average JCT on training traces is the objective, which
+//     is what evaluation measures. Requires --init; uses steps (iterations), seed, lr,
+//     threads, validation and output.
 
 #include "curves.h"
 #include "experience.h"
@@ -55,15 +65,20 @@ struct RlOptions
     double entropyWeight = 0.1;
     double epsilon = 0.4;
     double threshold = 10.0;
-    double discount = 0.9;
-    double importanceClip = 1.0;
+    double discount = 0.0;
+    double importanceClip = 0.0;
+    double valueLearningRate = 1e-3;
+    std::string credit = "split"; // or "slot" (the paper)
+    bool control = false;         // shuffled-advantage control
+    double stopEpsilon = 0.0;
+    std::optional<Decode> decode; // of the trained policy; default: dl2 sample, dl2-plus as loaded
     ReplayMode replay = ReplayMode::Uniform;
     std::optional<bool> unfinishedJobsReward; // default: dl2-plus yes, dl2 no (reference reward)
     std::vector<std::string> ablations;      // no-value, no-exploration, no-replay, per-action-reward
     std::uint64_t trainSeedBase = 1000;
     std::vector<std::uint64_t> validationSeeds = seedRange(100, 109);
     int validateEvery = 200;
-    int criticWarmup = 300; // updates that train only the value network first (0 = none)
+    int criticWarmup = 200; // updates that train only the value network first (0 = none)
     int threads = 1;
     std::string output;
     bool saveOptimizer = true;
@@ -92,5 +107,7 @@ TrainResult runEsTrainer(const RlOptions &options, const TrainProgress &progress
 
 // Throws dl2::Error for an unknown ablation name.
 void checkAblations(const std::vector<std::string> &ablations);
+// Throws dl2::Error for an unknown credit name.
+void checkCredit(const std::string &credit);
 
 } // namespace dl2

@@ -7,7 +7,13 @@
 //     dl2-reference with the fitted speeds it sits on the lower bound): dl2-plus SL warm-up,
 //     then RL by evolution strategies; the wall time until the policy's validation JCT is
 //     below Optimus', and what RL adds on top of SL.
+//   - --rl-vs-control: the paper's actor-critic on dl2-reference (measured-speed default)
+//     from an SL checkpoint (--init CKPT, or a DRF-taught warm-up it trains first), the real
+//     run and a shuffled-advantage control side by side on the two cores for --minutes M
+//     each; validation JCT (the deployed, sampled policy) over wall time for both.
 // Usage: bench_learning [--json FILE] [--seed N] [--no-rl]
+//        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot]
+//                       [--out DIR] [--json FILE]
 #include "checkpoint.h"
 #include "decisionlatency.h"
 #include "dl2policy.h"
@@ -21,12 +27,16 @@
 
 #include <QCoreApplication>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 
 using namespace dl2;
 
@@ -153,6 +163,114 @@ QJsonObject pipelineVsOptimus()
     return j;
 }
 
+struct RlVsControlOptions
+{
+    std::string init;
+    std::string out;
+    double minutes = 60.0;
+    std::string credit = "split";
+    std::uint64_t seed = 1;
+};
+
+QJsonObject rlVsControl(const RlVsControlOptions &options)
+{
+    const std::string scenario = "dl2-reference";
+    const std::vector<std::uint64_t> validation = seedRange(100, 104);
+    QTemporaryDir tmp;
+    const std::string dir = options.out.empty() ? tmp.path().toStdString() : options.out;
+    std::string init = options.init;
+    if (init.empty()) {
+        // The paper's warm-up: supervised learning on DRF's decisions.
+        SlOptions sl;
+        sl.scenario = scenario;
+        sl.teacher = "drf";
+        sl.kind = PolicyKind::Dl2;
+        sl.steps = 300;
+        sl.validateEvery = 100;
+        sl.validationSeeds = validation;
+        sl.output = dir + "/sl-drf.dl2ckpt";
+        std::printf("training the SL warm-up (DRF teacher, 300 steps) ...\n");
+        std::fflush(stdout);
+        SlTrainer(sl).run();
+        init = sl.output;
+    }
+    const Scenario &sc = scenarioByName(scenario);
+    const double drf = evaluateScheduler(sc, "drf", validation, 2);
+    const double optimus = evaluateScheduler(sc, "optimus", validation, 2);
+
+    struct Run
+    {
+        const char *name;
+        bool control;
+        TrainResult result;
+        std::atomic<bool> cancel{false};
+    };
+    Run runs[2] = {{"real", false, {}, {}}, {"control", true, {}, {}}};
+    const auto deadline = std::chrono::steady_clock::now() +
+                          std::chrono::milliseconds(static_cast<long long>(options.minutes * 60000.0));
+    auto train = [&](Run &run) {
+        RlOptions o;
+        o.scenario = scenario;
+        o.init = init;
+        o.kind = PolicyKind::Dl2;
+        o.credit = options.credit;
+        o.control = run.control;
+        o.steps = 100000000;
+        o.validateEvery = 100;
+        o.validationSeeds = validation;
+        o.seed = options.seed;
+        o.output = dir + "/rl-" + run.name + ".dl2ckpt";
+        run.result = RlTrainer(o).run(
+            [&](long long step, long long, const CurvePoint &p) {
+                if (p.validationAvgJct >= 0) {
+                    std::printf("%-7s step %6lld  %7.0f s  validation JCT %.2f\n", run.name, step,
+                                p.seconds, p.validationAvgJct);
+                    std::fflush(stdout);
+                }
+                if (std::chrono::steady_clock::now() >= deadline)
+                    run.cancel = true;
+            },
+            &run.cancel);
+    };
+    std::thread other([&] { train(runs[1]); });
+    train(runs[0]);
+    other.join();
+
+    QJsonObject j;
+    j[QStringLiteral("scenario")] = QString::fromStdString(scenario);
+    j[QStringLiteral("init")] = QString::fromStdString(init);
+    j[QStringLiteral("credit")] = QString::fromStdString(options.credit);
+    j[QStringLiteral("minutes")] = options.minutes;
+    j[QStringLiteral("drf_validation_avg_jct")] = drf;
+    j[QStringLiteral("optimus_validation_avg_jct")] = optimus;
+    for (const Run &run : runs) {
+        QJsonArray curve;
+        for (const CurvePoint &p : run.result.curve)
+            if (p.validationAvgJct >= 0) {
+                QJsonObject c;
+                c[QStringLiteral("step")] = double(p.step);
+                c[QStringLiteral("seconds")] = p.seconds;
+                c[QStringLiteral("validation_avg_jct")] = p.validationAvgJct;
+                curve.append(c);
+            }
+        const double start = run.result.curve.empty() ? -1.0 : run.result.curve.front().validationAvgJct;
+        const double last = curve.isEmpty() ? -1.0 : curve.last().toObject()[QStringLiteral("validation_avg_jct")].toDouble();
+        QJsonObject r;
+        r[QStringLiteral("start_validation_avg_jct")] = start;
+        r[QStringLiteral("best_validation_avg_jct")] = run.result.bestValidationAvgJct;
+        r[QStringLiteral("last_validation_avg_jct")] = last;
+        r[QStringLiteral("steps")] = run.result.curve.empty() ? 0.0 : double(run.result.curve.back().step);
+        r[QStringLiteral("curve")] = curve;
+        j[QString::fromLatin1(run.name)] = r;
+        std::printf("%-7s: SL start %.2f -> best %.2f (%+.1f%%), last %.2f, after %.0f steps; "
+                    "DRF %.2f, Optimus %.2f (validation seeds 100-104)\n",
+                    run.name, start, run.result.bestValidationAvgJct,
+                    100.0 * (run.result.bestValidationAvgJct / start - 1.0), last,
+                    r[QStringLiteral("steps")].toDouble(), drf, optimus);
+    }
+    return j;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -161,9 +279,21 @@ int main(int argc, char **argv)
     std::string json;
     std::uint64_t seed = 1;
     bool rl = true;
+    bool versusControl = false;
+    RlVsControlOptions vs;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--no-rl"))
             rl = false;
+        else if (!std::strcmp(argv[i], "--rl-vs-control"))
+            versusControl = true;
+        else if (!std::strcmp(argv[i], "--init") && i + 1 < argc)
+            vs.init = argv[++i];
+        else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+            vs.out = argv[++i];
+        else if (!std::strcmp(argv[i], "--credit") && i + 1 < argc)
+            vs.credit = argv[++i];
+        else if (!std::strcmp(argv[i], "--minutes") && i + 1 < argc)
+            vs.minutes = std::strtod(argv[++i], nullptr);
         else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
             json = argv[++i];
         else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc)
@@ -171,12 +301,17 @@ int main(int argc, char **argv)
     }
     setTorchThreads(1);
     QJsonObject root;
+    if (versusControl) {
+        vs.seed = seed;
+        root[QStringLiteral("rl_vs_control")] = rlVsControl(vs);
+    } else {
     root[QStringLiteral("latency_dl2")] = latency(PolicyKind::Dl2, seed);
     root[QStringLiteral("latency_dl2_plus")] = latency(PolicyKind::Dl2Plus, seed);
     root[QStringLiteral("sl_dl2_drf")] = slToTeacher(PolicyKind::Dl2, "drf");
     root[QStringLiteral("sl_dl2_plus_optimus")] = slToTeacher(PolicyKind::Dl2Plus, "optimus");
     if (rl)
         root[QStringLiteral("pipeline_vs_optimus")] = pipelineVsOptimus();
+    }
     if (!json.empty()) {
         QFile f(QString::fromStdString(json));
         if (!f.open(QIODevice::WriteOnly)) {

@@ -1,5 +1,7 @@
 // Short RL runs (both kinds, with ablations and two environments): losses stay finite, the
-// run does not crash, and the kept checkpoint loads. ES fine-tuning repairs a sabotaged policy.
+// run does not crash, and the kept checkpoint loads. The actor-critic repairs a deliberately
+// poor warm-up where a shuffled-advantage control does not; ES fine-tuning repairs a
+// sabotaged policy.
 #include "checkpoint.h"
 #include "curves.h"
 #include "learner.h"
@@ -10,9 +12,14 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 
 using namespace dl2;
+
+namespace {
+constexpr int kRepairSteps = 300;
+}
 
 class TestRlTrainer : public QObject
 {
@@ -65,6 +72,77 @@ private Q_SLOTS:
         const Checkpoint c = readCheckpoint(o.output, o.kind);
         QCOMPARE(c.info.trainer, std::string("rl"));
         QVERIFY(c.hasOptimizer);
+    }
+
+    // A poor warm-up: a network whose PS outputs are biased up, so that jobs get PSs instead
+    // of workers. The actor-critic (split credit: a PS that adds nothing to its job's
+    // progress gets less than a worker that does) must bring the validation JCT of the
+    // deployed, sampled policy well down within a few hundred slots; the same run with its
+    // advantages shuffled across each batch must not.
+    void actorCriticRepairsAPoorWarmUp()
+    {
+        QTemporaryDir dir;
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
+        spec.hidden1 = spec.hidden2 = 32;
+        spec.decode = Decode::Sample;
+        ParameterSet poor = initialParameters(spec, 7);
+        auto &bias = poor.at("policy.out.bias").data;
+        for (int r = 0; r < spec.window; ++r)
+            bias[size_t(3 * r + 1)] += 3.0f;
+        const std::string init = dir.path().toStdString() + "/poor.dl2ckpt";
+        TrainingInfo info;
+        info.scenario = "dl2-small";
+        writeCheckpoint(init, spec, info, poor);
+
+        auto run = [&](bool control) {
+            RlOptions o;
+            o.scenario = "dl2-small";
+            o.init = init;
+            o.steps = kRepairSteps;
+            o.criticWarmup = 20;
+            o.validateEvery = 50;
+            o.validationSeeds = {100, 101, 102, 103};
+            o.control = control;
+            o.output = dir.path().toStdString() + (control ? "/control.dl2ckpt" : "/real.dl2ckpt");
+            return RlTrainer(o).run();
+        };
+        const TrainResult real = run(false);
+        const TrainResult control = run(true);
+        const double start = real.curve.front().validationAvgJct;
+        qInfo("poor warm-up %.2f: actor-critic best %.2f, control best %.2f", start,
+              real.bestValidationAvgJct, control.bestValidationAvgJct);
+        QCOMPARE(control.curve.front().validationAvgJct, start);
+        QVERIFY2(real.bestValidationAvgJct < 0.95 * start,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(start).arg(real.bestValidationAvgJct)));
+        QVERIFY2(real.bestValidationAvgJct < control.bestValidationAvgJct - 0.5 * (start - real.bestValidationAvgJct),
+                 qPrintable(QStringLiteral("real %1, control %2").arg(real.bestValidationAvgJct).arg(control.bestValidationAvgJct)));
+        // The repair is the one the credit points at: fewer PS decisions than at the start.
+        const auto firstMix = std::find_if(real.curve.begin(), real.curve.end(),
+                                           [](const CurvePoint &p) { return p.psShare >= 0; });
+        QVERIFY(firstMix != real.curve.end());
+        QVERIFY2(real.curve.back().psShare < firstMix->psShare,
+                 qPrintable(QStringLiteral("PS share %1 -> %2").arg(firstMix->psShare).arg(real.curve.back().psShare)));
+        const Checkpoint kept = readCheckpoint(real.checkpoint);
+        QCOMPARE(kept.spec.decode, Decode::Sample);
+        QCOMPARE(kept.info.credit, std::string("split"));
+        QVERIFY(kept.hasOptimizer);
+    }
+
+    // Sampled decoding is seeded: the same policy, trace and seed give the same run; greedy
+    // and sampled runs of a policy that is not sure differ.
+    void sampledDecodingIsSeeded()
+    {
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
+        spec.hidden1 = spec.hidden2 = 32;
+        auto params = std::make_shared<const ParameterSet>(initialParameters(spec, 3));
+        const Scenario &sc = scenarioByName("dl2-small");
+        auto jct = [&](Decode decode, std::uint64_t seed) {
+            PolicySpec s = spec;
+            s.decode = decode;
+            return evaluatePolicy(sc, s, params, {seed}, 1);
+        };
+        QCOMPARE(jct(Decode::Sample, 100), jct(Decode::Sample, 100));
+        QVERIFY(jct(Decode::Sample, 100) != jct(Decode::Greedy, 100));
     }
 
     void cancelKeepsCheckpoint()
@@ -153,6 +231,15 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
         o.esScope = "head";
         o.algorithm = "genetic";
+        QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
+    }
+
+    void unknownCreditIsAnError()
+    {
+        QVERIFY_THROWS_EXCEPTION(std::exception, checkCredit("everyone"));
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.credit = "everyone";
         QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
     }
 
