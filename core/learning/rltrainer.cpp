@@ -95,7 +95,8 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     else if (spec.kind == PolicyKind::Dl2)
         spec.decode = Decode::Sample;
     checkCredit(o.credit);
-    const bool split = o.credit == "split";
+    // per-action-reward replaces the credit: plain policy gradient on each job's own progress.
+    const bool split = o.credit == "split" && !has(o.ablations, "per-action-reward");
     const bool useValue = !has(o.ablations, "no-value");
     const bool explore = !has(o.ablations, "no-exploration");
     const ReplayMode replayMode = has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
