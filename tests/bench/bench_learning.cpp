@@ -13,7 +13,7 @@
 //     each; validation JCT (the deployed, sampled policy) over wall time for both.
 // Usage: bench_learning [--json FILE] [--seed N] [--no-rl]
 //        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot]
-//                       [--out DIR] [--json FILE]
+//                       [--speed-table FILE] [--out DIR] [--json FILE]
 #include "checkpoint.h"
 #include "decisionlatency.h"
 #include "dl2policy.h"
@@ -24,6 +24,7 @@
 #include "scenario.h"
 #include "simulator.h"
 #include "sltrainer.h"
+#include "speed/measurements.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -169,6 +170,7 @@ struct RlVsControlOptions
     std::string out;
     double minutes = 60.0;
     std::string credit = "split";
+    std::string speedTable; // measured speeds (exact RBF) instead of the scenario's default
     std::uint64_t seed = 1;
 };
 
@@ -178,6 +180,9 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
     const std::vector<std::uint64_t> validation = seedRange(100, 104);
     QTemporaryDir tmp;
     const std::string dir = options.out.empty() ? tmp.path().toStdString() : options.out;
+    ProfileSet profiles = ProfileSet::reference();
+    if (!options.speedTable.empty())
+        profiles.useMeasuredSpeeds(readDl2Measurements(options.speedTable), options.speedTable);
     std::string init = options.init;
     if (init.empty()) {
         // The paper's warm-up: supervised learning on DRF's decisions.
@@ -188,6 +193,7 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
         sl.steps = 300;
         sl.validateEvery = 100;
         sl.validationSeeds = validation;
+        sl.profiles = profiles;
         sl.output = dir + "/sl-drf.dl2ckpt";
         std::printf("training the SL warm-up (DRF teacher, 300 steps) ...\n");
         std::fflush(stdout);
@@ -195,8 +201,8 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
         init = sl.output;
     }
     const Scenario &sc = scenarioByName(scenario);
-    const double drf = evaluateScheduler(sc, "drf", validation, 2);
-    const double optimus = evaluateScheduler(sc, "optimus", validation, 2);
+    const double drf = evaluateScheduler(sc, profiles, "drf", validation, 2);
+    const double optimus = evaluateScheduler(sc, profiles, "optimus", validation, 2);
 
     struct Run
     {
@@ -213,6 +219,7 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
         o.scenario = scenario;
         o.init = init;
         o.kind = PolicyKind::Dl2;
+        o.profiles = profiles;
         o.credit = options.credit;
         o.control = run.control;
         o.steps = 100000000;
@@ -290,6 +297,8 @@ int main(int argc, char **argv)
             vs.init = argv[++i];
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
             vs.out = argv[++i];
+        else if (!std::strcmp(argv[i], "--speed-table") && i + 1 < argc)
+            vs.speedTable = argv[++i];
         else if (!std::strcmp(argv[i], "--credit") && i + 1 < argc)
             vs.credit = argv[++i];
         else if (!std::strcmp(argv[i], "--minutes") && i + 1 < argc)
