@@ -312,14 +312,19 @@ int main(int argc, char **argv)
     QJsonObject root;
     if (versusControl) {
         vs.seed = seed;
-        root[QStringLiteral("rl_vs_control")] = rlVsControl(vs);
+        try {
+            root[QStringLiteral("rl_vs_control")] = rlVsControl(vs);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "bench_learning: %s\n", e.what());
+            return 1;
+        }
     } else {
-    root[QStringLiteral("latency_dl2")] = latency(PolicyKind::Dl2, seed);
-    root[QStringLiteral("latency_dl2_plus")] = latency(PolicyKind::Dl2Plus, seed);
-    root[QStringLiteral("sl_dl2_drf")] = slToTeacher(PolicyKind::Dl2, "drf");
-    root[QStringLiteral("sl_dl2_plus_optimus")] = slToTeacher(PolicyKind::Dl2Plus, "optimus");
-    if (rl)
-        root[QStringLiteral("pipeline_vs_optimus")] = pipelineVsOptimus();
+        root[QStringLiteral("latency_dl2")] = latency(PolicyKind::Dl2, seed);
+        root[QStringLiteral("latency_dl2_plus")] = latency(PolicyKind::Dl2Plus, seed);
+        root[QStringLiteral("sl_dl2_drf")] = slToTeacher(PolicyKind::Dl2, "drf");
+        root[QStringLiteral("sl_dl2_plus_optimus")] = slToTeacher(PolicyKind::Dl2Plus, "optimus");
+        if (rl)
+            root[QStringLiteral("pipeline_vs_optimus")] = pipelineVsOptimus();
     }
     if (!json.empty()) {
         QFile f(QString::fromStdString(json));
