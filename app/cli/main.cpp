@@ -22,8 +22,8 @@ void printUsage()
     std::sort(sorted.begin(), sorted.end(),
               [](const auto &a, const auto &b) { return std::strcmp(a.name, b.name) < 0; });
     for (const auto &c : sorted)
-        std::printf("  %-12s %s\n", c.name, c.summary);
-    std::printf("\n  --version    print the version\n  --help       this text\n");
+        std::printf("  %-14s %s\n", c.name, c.summary);
+    std::printf("\n  --version      print the version\n  --help         this text\n");
 }
 
 } // namespace

@@ -1,5 +1,7 @@
 #include "stateencoder.h"
 
+#include <atomic>
+
 #include "scheduler.h"
 
 #include <algorithm>
@@ -160,6 +162,10 @@ void StateEncoder::encode(const SlotContext &ctx, EncodedState &s) const
     }
     encodeGlobal(ctx, s.global.data());
     computeMask(ctx, s);
+    static std::atomic<std::uint64_t> encodes{0};
+    s.encodeId = ++encodes;
+    s.updates = 0;
+    s.updatedRow = -1;
 }
 
 void StateEncoder::update(const SlotContext &ctx, int jobIndex, EncodedState &s) const
@@ -174,6 +180,8 @@ void StateEncoder::update(const SlotContext &ctx, int jobIndex, EncodedState &s)
     const size_t r = size_t(it - s.jobIndex.begin());
     encodeJob(ctx, jobIndex, s.jobs.data() + r * s.jobDim);
     encodeGlobal(ctx, s.global.data());
+    ++s.updates;
+    s.updatedRow = int(r);
     // Only the changed row's caps moved; other rows change only if some demand's
     // feasibility flipped (capacity was used up), then the whole mask is recomputed.
     bool flipped = false;

@@ -1,5 +1,5 @@
 #pragma once
-// State encoding and action masking of the learned policies (spec section 5; dl2-plus
+// State encoding and action masking of the learned policies (docs/model.md section 5; dl2-plus
 // differences in policyspec.h). The encoder is incremental: after a task is added only that
 // job's row, the global features and the mask change, so one inference stays cheap.
 //
@@ -26,6 +26,12 @@ struct EncodedState
     std::vector<int> jobIndex;        // context job index per row, -1 for an empty position
     // Feasibility (fits on some node) per distinct task demand, as the mask last saw it.
     std::vector<std::pair<Demand, bool>> feasible;
+    // Change tracking for incremental consumers (PolicyNetwork): a full encode gives a new
+    // encodeId (0 = untracked, e.g. a state rebuilt from a training sample); each partial
+    // update rewrites one row (updatedRow) and the globals, and counts in `updates`.
+    std::uint64_t encodeId = 0;
+    std::uint64_t updates = 0;
+    int updatedRow = -1;
 
     int actionCount() const { return 3 * rows + 1; }
     int stopAction() const { return 3 * rows; }
