@@ -4,6 +4,7 @@
 #include "fileio.h"
 #include "profiles.pb.h"
 #include "speed/optimusspeedmodel.h"
+#include "speed/measurements.h"
 #include "speed/rbfspeedmodel.h"
 
 #include <QFile>
@@ -137,9 +138,25 @@ ProfileSet ProfileSet::loadText(const std::string &path)
     return parseText(readFile(path), path);
 }
 
-ProfileSet ProfileSet::reference()
+const char *toString(SpeedModelChoice choice)
 {
-    static const ProfileSet cached = [] {
+    return choice == SpeedModelChoice::Measured ? "rbf" : "optimus";
+}
+
+SpeedModelChoice speedModelChoiceFromString(const std::string &name)
+{
+    if (name == "rbf" || name == "measured")
+        return SpeedModelChoice::Measured;
+    if (name == "optimus" || name == "fitted")
+        return SpeedModelChoice::Fitted;
+    throw Error("unknown speed model '" + name +
+                "' (expected rbf: the measured table, exactly interpolated; or optimus: the "
+                "fitted parametric model)");
+}
+
+ProfileSet ProfileSet::reference(SpeedModelChoice speed)
+{
+    static const ProfileSet fitted = [] {
         const QString name = QStringLiteral(":/dl2/profiles/reference.textproto");
         QFile file(name);
         if (!file.open(QIODevice::ReadOnly))
@@ -149,7 +166,14 @@ ProfileSet ProfileSet::reference()
         return parseText(std::string(data.constData(), static_cast<size_t>(data.size())),
                          name.toStdString());
     }();
-    return cached;
+    if (speed == SpeedModelChoice::Fitted)
+        return fitted;
+    static const ProfileSet measured = [] {
+        ProfileSet p = fitted;
+        p.useMeasuredSpeeds(builtinMeasurements(), kBuiltinSpeedTable);
+        return p;
+    }();
+    return measured;
 }
 
 std::string ProfileSet::toText() const

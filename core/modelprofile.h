@@ -13,6 +13,17 @@
 
 namespace dl2 {
 
+// Which speed the simulation runs on (the true speed of every job). The fitted model stays
+// the estimate that estimate-based policies (optimus-paper, best-config-est, dl2-plus) see.
+enum class SpeedModelChoice {
+    Measured, // the measured table with the reference's exact linear RBF ("rbf"; the default)
+    Fitted,   // the fitted Optimus model ("optimus")
+};
+// "rbf" / "optimus", as the command-line options spell them.
+const char *toString(SpeedModelChoice choice);
+// Accepts rbf (or measured) and optimus (or fitted); throws dl2::Error naming the value.
+SpeedModelChoice speedModelChoiceFromString(const std::string &name);
+
 struct ModelProfile
 {
     std::string name;           // e.g. "resnet-50"
@@ -36,8 +47,10 @@ public:
     const std::vector<ModelProfile> &all() const { return m_profiles; }
     std::optional<int> indexOf(const std::string &name) const;
 
-    // The eight reference profiles with our fitted Optimus coefficients (built-in resource).
-    static ProfileSet reference();
+    // The eight reference profiles (built-in resources): our fitted Optimus coefficients as
+    // the estimate and, by default, the built-in measured table (exact linear RBF) as the
+    // true speed; SpeedModelChoice::Fitted makes the fitted model the true speed too.
+    static ProfileSet reference(SpeedModelChoice speed = SpeedModelChoice::Measured);
     // Text-format dl2.ProfileSet file (see core/proto/profiles.proto).
     static ProfileSet loadText(const std::string &path);
     static ProfileSet parseText(const std::string &text, const std::string &origin);
@@ -56,5 +69,12 @@ private:
     std::vector<ModelProfile> m_profiles;
     std::string m_source;
 };
+
+// The profiles a run uses (what `--speed-model`, `--speed-table` and `--profiles` select):
+// the built-in profiles or `profilesFile`; with Measured the true speed is the exact RBF over
+// `speedTable` (empty: the built-in table), with Fitted the fitted model (refitted to
+// `speedTable` when given). Throws dl2::Error naming the file and what is missing.
+ProfileSet profilesFor(SpeedModelChoice speed, const std::string &speedTable = {},
+                       const std::string &profilesFile = {});
 
 } // namespace dl2

@@ -88,8 +88,8 @@ struct SchedulerConfig
     std::string checkpoint;
     std::string scenario;
     std::uint64_t seed = 1;
-    bool measuredSpeeds = false; // the simulation runs on measured (table) speeds
-    std::string decode;          // learned policies: "greedy" | "sample"; empty = the checkpoint's
+    bool measuredSpeeds = true; // the simulation runs on measured speeds (false: the fitted model)
+    std::string decode;         // learned policies: "greedy" | "sample"; empty = the checkpoint's
 };
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerConfig &)>;

@@ -1,5 +1,5 @@
 #pragma once
-// The slot-by-slot simulator (spec section 3): every slot admits arrivals, clears every
+// The slot-by-slot simulator (docs/model.md section 3): every slot admits arrivals, clears every
 // allocation, lets the scheduler add tasks, advances each job with >= 1 worker and >= 1 PS
 // by f(p, w) * slot_seconds / steps_per_epoch epochs (fractional last slot), and records the
 // normalised-progress reward. Deterministic for a given trace, policy and seed.

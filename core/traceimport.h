@@ -1,6 +1,6 @@
 #pragma once
 // Importers for public cluster traces (Microsoft Philly, Alibaba PAI 2020, SenseTime Helios):
-// each successful job becomes a JobSpec. The mapping (see /work/shared/trace-formats.md):
+// each successful job becomes a JobSpec. The mapping (also printed by dl2 trace-import --help):
 // - arrival slot = floor((submit - origin) / slot seconds); origin = earliest kept submission;
 // - observed allocation: workers = GPUs rounded up (at least 1), ps = workers, each capped
 //   at 16;

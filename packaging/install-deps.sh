@@ -14,6 +14,8 @@ packages=(
   openssl           # test certificates for the agent's TLS fault test
   libsqlite3-dev    # the audit log's fault-injection VFS (Qt's SQLite driver uses the same library)
   clang libclang-rt-14-dev   # libFuzzer targets (preset fuzz)
+  help2man          # man pages of dl2, dl2-train, dl2-console, dl2-agent, made from their --help
+  bash-completion   # where the .deb installs the completion of dl2 (pkg-config completionsdir)
 )
 
 SUDO=""

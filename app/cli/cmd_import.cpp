@@ -73,8 +73,8 @@ int runImport(const QStringList &args)
         "epochs = observed duration x speed(PS, workers) / steps per epoch, so the job alone at\n"
         "its observed allocation runs for its observed duration. Unsuccessful jobs and jobs\n"
         "without a duration are filtered and counted per reason. The speeds are those the trace\n"
-        "will be simulated with: the built-in profiles (or --profiles), or --speed-table as in\n"
-        "`dl2 simulate --speed-table`."));
+        "will be simulated with, chosen as in `dl2 simulate`: the built-in measured table by\n"
+        "default, --speed-table FILE, --speed-model optimus, --profiles FILE."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("The trace file to import."));
     parser.addOption({QStringLiteral("format"), QStringLiteral("philly, alibaba or helios."), QStringLiteral("F")});
@@ -86,8 +86,7 @@ int runImport(const QStringList &args)
     parser.addOption({QStringLiteral("seed"), QStringLiteral("Seed of the model choice (default 1)."), QStringLiteral("N"), QStringLiteral("1")});
     parser.addOption({QStringLiteral("skip-malformed"), QStringLiteral("Count malformed records instead of stopping at the first.")});
     parser.addOption({QStringLiteral("job-table"), QStringLiteral("alibaba: the pai_job_table CSV."), QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("profiles"), QStringLiteral("Model profiles (text dl2.pb.ProfileSet) instead of the built-in ones."), QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("speed-table"), QStringLiteral("Measured speeds: compute epochs with their exact RBF interpolant (as simulate --speed-table)."), QStringLiteral("FILE")});
+    addSpeedOptions(parser);
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -99,13 +98,7 @@ int runImport(const QStringList &args)
         if (!parser.isSet(QStringLiteral("output")))
             throw Error("-o FILE is required");
         const ImportFormat format = importFormatFromString(parser.value(QStringLiteral("format")).toStdString());
-        ProfileSet profiles = parser.isSet(QStringLiteral("profiles"))
-                                  ? ProfileSet::loadText(parser.value(QStringLiteral("profiles")).toStdString())
-                                  : ProfileSet::reference();
-        if (parser.isSet(QStringLiteral("speed-table"))) {
-            const std::string table = parser.value(QStringLiteral("speed-table")).toStdString();
-            profiles.useMeasuredSpeeds(loadMeasurements(table), table);
-        }
+        const ProfileSet profiles = profilesFromOptions(parser);
         ImportOptions options;
         options.profiles = &profiles;
         options.slotSeconds = parseDouble(parser, QStringLiteral("slot-seconds"), 1e-3, 1e9);

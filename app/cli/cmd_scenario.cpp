@@ -69,6 +69,7 @@ int runScenario(const QStringList &args)
     parser.addPositionalArgument(QStringLiteral("name"), QStringLiteral("Scenario name(s)."), QStringLiteral("[NAME...]"));
     parser.addOption({QStringLiteral("seeds"), QStringLiteral("Seeds for the capacity check (default 1-3)."),
                       QStringLiteral("LIST"), QStringLiteral("1-3")});
+    addSpeedOptions(parser);
     QStringList rest = args.mid(1);
     rest[0] = args[0] + QStringLiteral(" show");
     int code = 0;
@@ -82,7 +83,7 @@ int runScenario(const QStringList &args)
             for (const auto &s : builtinScenarios())
                 chosen.push_back(&s);
         const auto seeds = parseSeeds(parser.value(QStringLiteral("seeds")));
-        const ProfileSet profiles = ProfileSet::reference();
+        const ProfileSet profiles = profilesFromOptions(parser);
         for (const Scenario *s : chosen) {
             const auto &g = s->generator;
             const auto &o = s->simulation;
@@ -95,6 +96,10 @@ int runScenario(const QStringList &args)
             std::printf("  caps             %d workers, %d PSs per job\n", o.maxWorkers, o.maxPs);
             std::printf("  placement        %s\n", toString(o.placement));
             std::printf("  DL2 window       %d jobs\n", s->window);
+            std::printf("  speed            %s\n",
+                        speedModelFromOptions(parser) == SpeedModelChoice::Measured
+                            ? "measured table, exact linear RBF (--speed-model optimus: fitted model)"
+                            : "fitted Optimus model (--speed-model optimus)");
             std::printf("  capacity binds   in %.1f%% of slots under best-config (seeds %s)\n\n",
                         100.0 * capacityBindingShare(*s, profiles, seeds),
                         parser.value(QStringLiteral("seeds")).toStdString().c_str());

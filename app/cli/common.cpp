@@ -24,39 +24,35 @@ std::vector<Command> &commands()
 void addSpeedOptions(QCommandLineParser &parser)
 {
     parser.addOption({QStringLiteral("speed-table"),
-                      QStringLiteral("Measured speeds (DL2 tuple format or CSV model,ps,workers,speed)."),
+                      QStringLiteral("Measured speeds to use instead of the built-in table (DL2 tuple "
+                                     "format or CSV model,ps,workers,speed)."),
                       QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("speed-model"),
-                      QStringLiteral("rbf (exact interpolation of --speed-table) or optimus (fitted "
-                                     "parametric; default without a table)."),
+                      QStringLiteral("rbf: the measured table, exactly interpolated (default, the "
+                                     "published setting); optimus: the fitted parametric model "
+                                     "(refitted to --speed-table when given)."),
                       QStringLiteral("MODEL")});
     parser.addOption({QStringLiteral("profiles"),
                       QStringLiteral("Model profiles (text dl2.pb.ProfileSet) instead of the built-in ones."),
                       QStringLiteral("FILE")});
 }
 
+SpeedModelChoice speedModelFromOptions(const QCommandLineParser &parser)
+{
+    if (!parser.isSet(QStringLiteral("speed-model")))
+        return SpeedModelChoice::Measured;
+    try {
+        return speedModelChoiceFromString(parser.value(QStringLiteral("speed-model")).toStdString());
+    } catch (const Error &e) {
+        throw Error(std::string("--speed-model: ") + e.what());
+    }
+}
+
 ProfileSet profilesFromOptions(const QCommandLineParser &parser)
 {
-    ProfileSet profiles = parser.isSet(QStringLiteral("profiles"))
-                              ? ProfileSet::loadText(parser.value(QStringLiteral("profiles")).toStdString())
-                              : ProfileSet::reference();
-    const QString speedModel = parser.value(QStringLiteral("speed-model"));
-    if (!speedModel.isEmpty() && speedModel != QStringLiteral("rbf") &&
-        speedModel != QStringLiteral("optimus"))
-        throw Error("--speed-model: expected rbf or optimus, got '" + speedModel.toStdString() + "'");
-    if (parser.isSet(QStringLiteral("speed-table"))) {
-        const std::string table = parser.value(QStringLiteral("speed-table")).toStdString();
-        const auto samples = loadMeasurements(table);
-        if (speedModel == QStringLiteral("optimus")) {
-            profiles = fitProfiles(samples, profiles, table).profiles;
-            profiles.useEstimatedSpeeds();
-        } else {
-            profiles.useMeasuredSpeeds(samples, table);
-        }
-    } else if (speedModel == QStringLiteral("rbf")) {
-        throw Error("--speed-model rbf needs --speed-table FILE (the measurements to interpolate)");
-    }
-    return profiles;
+    return profilesFor(speedModelFromOptions(parser),
+                       parser.value(QStringLiteral("speed-table")).toStdString(),
+                       parser.value(QStringLiteral("profiles")).toStdString());
 }
 
 void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds)
@@ -191,9 +187,8 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
         if (s.schedulerConfig.decode != "greedy" && s.schedulerConfig.decode != "sample")
             throw Error("--decode: expected greedy or sample, got '" + s.schedulerConfig.decode + "'");
     }
-    // Measured speeds (interpolated, not refitted): learned policies pick the policy trained on them.
-    s.schedulerConfig.measuredSpeeds = parser.isSet(QStringLiteral("speed-table")) &&
-                                       parser.value(QStringLiteral("speed-model")) != QStringLiteral("optimus");
+    // Measured speeds (the default): learned policies pick the policy trained on them.
+    s.schedulerConfig.measuredSpeeds = speedModelFromOptions(parser) == SpeedModelChoice::Measured;
 
     if (!traceFiles.isEmpty()) {
         for (const QString &f : traceFiles) {

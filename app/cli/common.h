@@ -39,7 +39,9 @@ struct Setup
 
 // --speed-table, --speed-model, --profiles (part of addSetupOptions; train adds them alone).
 void addSpeedOptions(QCommandLineParser &parser);
-// The profiles those options select (default: ProfileSet::reference()).
+// --speed-model (default: the measured table, SpeedModelChoice::Measured).
+SpeedModelChoice speedModelFromOptions(const QCommandLineParser &parser);
+// The profiles those options select (default: ProfileSet::reference(), measured speeds).
 ProfileSet profilesFromOptions(const QCommandLineParser &parser);
 
 // Throws dl2::Error with a one-line message on bad input.

@@ -144,7 +144,7 @@ int train(const char *label, const Options &o)
 int runSl(const QStringList &args)
 {
     QCommandLineParser p;
-    p.setApplicationDescription(opt("Supervised warm-up: imitate a teacher scheduler (spec section 6)."));
+    p.setApplicationDescription(opt("Supervised warm-up: imitate a teacher scheduler (docs/model.md section 6)."));
     addCommonTrainOptions(p);
     p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf, optimus or optimus-window-D (dl2: Optimus within dl2's window, see windowteacher.h) (default drf)."), opt("NAME"), opt("drf")});
     p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining."), opt("ORDER"), opt("auto")});

@@ -1,5 +1,5 @@
 #pragma once
-// Applies ResizeDecisions to Kubernetes training jobs through the API server (spec section 8):
+// Applies ResizeDecisions to Kubernetes training jobs through the API server (docs/model.md section 8):
 //  - PyTorchJob (kubeflow.org/v1): workers only, through the scale subresource
 //    (GET .../pytorchjobs/NAME/scale, PUT it back with the resourceVersion; 409 -> re-read and
 //    retry), within spec.elasticPolicy min/maxReplicas; a PS change is reported, not applied.

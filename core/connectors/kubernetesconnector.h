@@ -1,5 +1,5 @@
 #pragma once
-// A ClusterConnector over the Kubernetes API (spec section 8). See KUBERNETES.md.
+// A ClusterConnector over the Kubernetes API (docs/model.md section 8). See KUBERNETES.md.
 //  - snapshot(): reads Nodes (allocatable cpu and nvidia.com/gpu), the training pods
 //    (label selectors training.kubeflow.org/job-name and volcano.sh/job-name) and the training
 //    jobs (PyTorchJob and TFJob kubeflow.org/v1, Volcano Job batch.volcano.sh/v1alpha1; a kind

@@ -1,7 +1,7 @@
 #pragma once
 // The in-process backend (the default): a Simulator whose scheduler runs the approved
 // allocations. Jobs keep their target allocation from slot to slot until a decision changes
-// it (the cluster scales running jobs by the difference only, spec section 8).
+// it (the cluster scales running jobs by the difference only, docs/model.md section 8).
 //
 // With a state directory, every change is appended to the journal DIR/agent-journal.jsonl and
 // fsync'ed before apply() or advanceSlot() returns: a header (scenario, seed), then one line

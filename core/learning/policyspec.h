@@ -2,7 +2,7 @@
 // What a learned policy is: its kind, state encoding, network sizes and the inference-loop
 // rules. Stored in every checkpoint and checked on load.
 //
-// dl2 (faithful to the paper / reference code, spec section 5):
+// dl2 (faithful to the paper / reference code, docs/model.md section 5):
 //   - window of J jobs by arrival (jobs at both caps left out), J x F flattened input with
 //     F = type (one-hot by default = paper, raw id with oneHotType=false = code) + 5 features
 //     (slots since arrival, remaining fraction, dominant share, workers, PSs), unnormalised by
@@ -11,7 +11,7 @@
 //   - two hidden ReLU layers (paper: 256 each) + softmax; value net with the same body;
 //   - every unfinished job first gets one bundle; the slot ends on stop, the first failed
 //     allocation on the simulation's placement rule, or an empty window.
-// dl2-plus (improvements, spec section 9):
+// dl2-plus (improvements, docs/model.md section 9):
 //   - per-job encoder shared across jobs (permutation invariant, any number of jobs, no
 //     window truncation), type-free normalised job features (demands, speed gains from the
 //     profile's speed estimate) so new job types need no retraining, global features

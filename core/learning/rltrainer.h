@@ -1,5 +1,5 @@
 #pragma once
-// Reinforcement learning (spec section 6; what we keep of the paper and where we depart,
+// Reinforcement learning (docs/model.md section 6; what we keep of the paper and where we depart,
 // with the runs behind each choice: core/learning/README.md):
 //   - actor-critic: the policy and the value network have separate Adam optimizers (policy
 //     1e-4, value 1e-3); V is regressed on the return; return = slot reward (+ discount x

@@ -1,5 +1,5 @@
 #pragma once
-// Supervised warm-up (spec section 6): imitate a teacher scheduler. Cross-entropy on
+// Supervised warm-up (docs/model.md section 6): imitate a teacher scheduler. Cross-entropy on
 // (state, teacher action) samples, Adam (0.005), batch 256 from a FIFO buffer of 8192,
 // window shuffling for dl2. One update per simulated teacher slot once the buffer holds a
 // batch. Reports train loss, validation loss and top-1 agreement on validation states, and

@@ -1,5 +1,5 @@
 #pragma once
-// Supervised warm-up data (spec section 6): a Scheduler decorator that runs a teacher
+// Supervised warm-up data (docs/model.md section 6): a Scheduler decorator that runs a teacher
 // (drf, fifo, srtf, optimus, ...) on the real slot, reads the allocation it produced, and
 // replays it task by task on a copy of the slot in the teacher's order, emitting one
 // (state before the action, action) sample per task and a final "stop" sample. A bundle

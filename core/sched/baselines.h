@@ -1,5 +1,5 @@
 #pragma once
-// Factories and registration of the baseline schedulers (spec section 4 and issue 6).
+// Factories and registration of the baseline schedulers (docs/model.md section 4 and issue 6).
 // The reference heuristics reproduce the authors' simulation code, quirks included; the
 // "-time", "-fixed", "-paper" and "-est" variants are the corrected / textbook versions.
 

@@ -1,4 +1,4 @@
-// DRF as the reference simulates it (spec section 4): repeatedly the job with the smallest
+// DRF as the reference simulates it (docs/model.md section 4): repeatedly the job with the smallest
 // dominant share (ties by arrival, then id) gets one bundle (worker + PS on the
 // least-loaded node); a job stays in the queue while it is below both caps; the slot ends
 // at the first allocation that fails.

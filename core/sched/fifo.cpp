@@ -1,4 +1,4 @@
-// FIFO as the reference simulates it (spec section 4, fifo_env.py): jobs by arrival (ties by
+// FIFO as the reference simulates it (docs/model.md section 4, fifo_env.py): jobs by arrival (ties by
 // id; the reference's are arbitrary, Python 2 compares the job objects), each in turn gets
 // bundles (worker + PS on one node) until it reaches a cap; the slot ends at the first
 // bundle that does not fit on the node the placement rule picks (no other job is tried).

@@ -1,4 +1,4 @@
-// Optimus-style greedy marginal gain (spec section 4).
+// Optimus-style greedy marginal gain (docs/model.md section 4).
 //
 // optimus (reference, optimus_env.py): each job's utility is, for one more worker and for one
 // more PS, the drop in its remaining time rem / e(p, w) -> rem / e(p', w') with

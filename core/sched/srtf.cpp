@@ -1,4 +1,4 @@
-// Shortest remaining first, served like FIFO (spec section 4, srtf_env.py).
+// Shortest remaining first, served like FIFO (docs/model.md section 4, srtf_env.py).
 //
 // srtf (reference): jobs ordered by the remaining FRACTION of their epochs,
 //   1 - done / estimated_total, computed exactly as the reference does (not clamped: with an

@@ -1,4 +1,4 @@
-// Tetris as the reference simulates it (spec section 4, tetris_env.py).
+// Tetris as the reference simulates it (docs/model.md section 4, tetris_env.py).
 //
 // Nodes are visited in id order and each is filled until an allocation fails on it:
 //   score(job) = align + weight * work          (tetris, the reference)

@@ -4,6 +4,8 @@
 #include "textutil.h"
 #include "fileio.h"
 
+#include <QFile>
+
 #include <algorithm>
 #include <cctype>
 #include <charconv>
@@ -213,7 +215,7 @@ std::vector<SpeedSample> parseCsvMeasurements(const std::string &text, const std
 {
     const std::vector<std::string> lines = splitLines(text);
     size_t i = 0;
-    while (i < lines.size() && trim(lines[i]).empty())
+    while (i < lines.size() && (trim(lines[i]).empty() || trim(lines[i])[0] == '#'))
         ++i;
     if (i == lines.size())
         throw Error::at(origin, 0,
@@ -296,6 +298,38 @@ std::vector<SpeedSample> loadMeasurements(const std::string &path)
         return parseCsvMeasurements(text, path);
     }
     throw Error::at(path, 0, "expected measurements, the file is empty");
+}
+
+std::string measurementsToCsv(const std::vector<SpeedSample> &samples,
+                              const std::vector<std::string> &comment)
+{
+    std::string out;
+    for (const std::string &c : comment)
+        out += (c.empty() ? "#" : "# " + c) + '\n';
+    out += "model,ps,workers,speed\n";
+    char buffer[64];
+    for (const SpeedSample &s : samples) {
+        const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, s.speed);
+        if (ec != std::errc())
+            throw Error("cannot format speed of " + s.model);
+        out += s.model + ',' + std::to_string(s.ps) + ',' + std::to_string(s.workers) + ',' +
+               std::string(buffer, end) + '\n';
+    }
+    return out;
+}
+
+const std::vector<SpeedSample> &builtinMeasurements()
+{
+    static const std::vector<SpeedSample> samples = [] {
+        QFile file(QString::fromLatin1(kBuiltinSpeedTable));
+        if (!file.open(QIODevice::ReadOnly))
+            throw Error(std::string(kBuiltinSpeedTable) + ": built-in resource missing (" +
+                        file.errorString().toStdString() + ")");
+        const QByteArray data = file.readAll();
+        return parseCsvMeasurements(std::string(data.constData(), size_t(data.size())),
+                                    kBuiltinSpeedTable);
+    }();
+    return samples;
 }
 
 std::vector<std::string> measuredModels(const std::vector<SpeedSample> &samples)

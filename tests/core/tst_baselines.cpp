@@ -1,4 +1,4 @@
-// Baseline schedulers on tiny hand-computed scenarios (spec sections 3-4, issue 6).
+// Baseline schedulers on tiny hand-computed scenarios (docs/model.md sections 3-4, issue 6).
 // Every scenario runs with slotSeconds = 1 and stepsPerEpoch = 1, so a speed model value IS
 // the number of epochs a job makes per slot. Expected numbers are computed by hand below.
 

@@ -1,4 +1,4 @@
-// Hand-computed tiny scenarios pinning the simulator's slot semantics (spec section 3).
+// Hand-computed tiny scenarios pinning the simulator's slot semantics (docs/model.md section 3).
 #include "error.h"
 #include "scheduler.h"
 #include "simulator.h"

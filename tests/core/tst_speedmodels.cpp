@@ -15,6 +15,7 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -42,21 +43,14 @@ std::string writeFile(const QTemporaryDir &dir, const QString &name, const std::
     return path.toStdString();
 }
 
-// The shared reference data, when this checkout sits next to it.
-QString sharedDataDir()
+// A file of the source tree (fixtures): DL2_SOURCE_DIR from the environment (CTest) or as
+// compiled in.
+QString sourceFile(const QString &relative)
 {
-    QStringList candidates;
-    if (qEnvironmentVariableIsSet("DL2_SHARED_DATA"))
-        candidates << qEnvironmentVariable("DL2_SHARED_DATA");
-    if (qEnvironmentVariableIsSet("DL2_SOURCE_DIR"))
-        candidates << qEnvironmentVariable("DL2_SOURCE_DIR") + QStringLiteral("/../shared/data");
-    // ../shared/data next to the source tree (this file is tests/core/ in it).
-    candidates << QFileInfo(QStringLiteral(__FILE__)).absolutePath() +
-                      QStringLiteral("/../../../shared/data");
-    for (const QString &c : candidates)
-        if (QFile::exists(c + QStringLiteral("/dl2-testbed-speeds.txt")))
-            return QDir(c).absolutePath();
-    return {};
+    const QString root = qEnvironmentVariableIsSet("DL2_SOURCE_DIR")
+                             ? qEnvironmentVariable("DL2_SOURCE_DIR")
+                             : QStringLiteral(DL2_SOURCE_DIR);
+    return QDir(root).filePath(relative);
 }
 
 std::string errorOf(const std::function<void()> &f)
@@ -86,6 +80,7 @@ private Q_SLOTS:
     void rbfRejectsDuplicates();
     void speedTableCachesModel();
     void rbfMatchesReferenceSurface();
+    void derivedTableRoundTrips();
     void nnlsRecoversNonNegative();
     void nnlsClampsToZero();
     void optimusFitRecoversSync();
@@ -159,43 +154,35 @@ void TestSpeedModels::speedTableCachesModel()
         }
 }
 
-// All 2048 rows of the reference's own interpolation (SciPy Rbf, 6 decimals).
+// The built-in table's RBF against 320 points of the reference's own SciPy surface
+// (tests/core/fixtures: the holes left by failed measurements, the extrapolated region beyond
+// 12 workers, corners and random points; printed with 6 decimals).
 void TestSpeedModels::rbfMatchesReferenceSurface()
 {
-    const QString dir = sharedDataDir();
-    if (dir.isEmpty())
-        QSKIP("shared reference data not found (set DL2_SHARED_DATA)");
-    const std::string speedsPath =
-        QString(dir + QStringLiteral("/dl2-testbed-speeds.txt")).toStdString();
-    const std::vector<SpeedSample> samples = readDl2Measurements(speedsPath);
-    QCOMPARE(samples.size(), size_t(804)); // 803 newlines: the last line has none
+    const std::vector<SpeedSample> &samples = builtinMeasurements();
     const std::vector<std::string> models = measuredModels(samples);
     QCOMPARE(models.size(), size_t(8));
 
     std::map<std::string, RbfSpeedModel> rbf;
     for (const std::string &m : models) {
         const std::vector<SpeedSample> mine = samplesOf(samples, m);
-        const RbfSpeedModel &model = rbf.emplace(m, RbfSpeedModel(mine, speedsPath)).first->second;
+        const RbfSpeedModel &model = rbf.emplace(m, RbfSpeedModel(mine, kBuiltinSpeedTable)).first->second;
         for (const SpeedSample &s : mine) // exact at every measured point, zeros included
             QVERIFY(std::abs(model.speed(s.ps, s.workers) - s.speed) <=
                     1e-9 * std::max(1.0, s.speed));
     }
 
-    std::ifstream in(QString(dir + QStringLiteral("/dl2-rbf-surface.csv")).toStdString());
-    QVERIFY(in.good());
+    const QString fixture = sourceFile(QStringLiteral("tests/core/fixtures/dl2-rbf-surface-sample.csv"));
+    std::ifstream in(fixture.toStdString());
+    QVERIFY2(in.good(), qPrintable(fixture));
     std::string line;
-    auto next = [&] {
-        if (!std::getline(in, line))
-            return false;
-        if (!line.empty() && line.back() == '\r') // the file has CRLF line ends
-            line.pop_back();
-        return true;
-    };
-    next();
+    while (std::getline(in, line) && (line.empty() || line[0] == '#'))
+        ;
     QCOMPARE(line, std::string("model,ps,workers,speed"));
-    int rows = 0;
+    int rows = 0, holes = 0, extrapolated = 0;
+    std::map<std::string, int> perModel;
     double maxDeviation = 0.0;
-    while (next()) {
+    while (std::getline(in, line)) {
         std::istringstream fields(line);
         std::string model, ps, workers, speed;
         std::getline(fields, model, ',');
@@ -209,12 +196,60 @@ void TestSpeedModels::rbfMatchesReferenceSurface()
         const double deviation = std::abs(got - expected);
         maxDeviation = std::max(maxDeviation, deviation);
         // Printed with 6 decimals: rounding contributes up to 5e-7.
-        QVERIFY2(deviation <= 5.0e-7 + 1e-9 * std::abs(expected),
-                 qPrintable(QString::fromStdString(line)));
+        QVERIFY2(deviation <= 5.0e-7 + 1e-9 * std::abs(expected), line.c_str());
         ++rows;
+        ++perModel[model];
+        holes += std::abs(expected) < 5e-7;
+        extrapolated += std::stoi(workers) > 12;
     }
-    QCOMPARE(rows, 2048);
-    qInfo("max deviation from the reference surface: %.3g", maxDeviation);
+    // The sample covers what makes the surface hard, for every model.
+    QVERIFY2(rows >= 300, qPrintable(QString::number(rows)));
+    QCOMPARE(perModel.size(), size_t(8));
+    QVERIFY(holes >= 5);
+    QVERIFY(extrapolated >= 8 * 6);
+    qInfo("%d reference points, max deviation %.3g", rows, maxDeviation);
+}
+
+// `dl2 speeds derive` and the built-in table: the aggregate speed of every measured
+// configuration, failed ones kept, written so that it reads back bit for bit.
+void TestSpeedModels::derivedTableRoundTrips()
+{
+    const std::string dl2 =
+        "('resnet-50', 'dist_sync', 32, 1, 2, [7.702, 7.702], [1.9], [0.4, 0.4])\n"
+        "('vgg-16', 'dist_sync', 32, 4, 3, [0.0, 0.0, 0.0], [0.0], [0.0, 0.0, 0.0])\n"
+        "('resnet-50', 'dist_sync', 32, 2, 3, [0.1, 0.2, 0.30000000000000004], [1.0, 1.0], [1, 1, 1])\n";
+    const auto samples = parseDl2Measurements(dl2, "in.txt");
+    const std::string csv = measurementsToCsv(samples, {"provenance line"});
+    QVERIFY(contains(csv, "# provenance line\nmodel,ps,workers,speed\n"));
+    QVERIFY(contains(csv, "vgg-16,4,3,0\n")); // the failed measurement stays
+    const auto back = parseCsvMeasurements(csv, "out.csv");
+    QCOMPARE(back.size(), samples.size());
+    for (size_t i = 0; i < samples.size(); ++i) {
+        QCOMPARE(back[i].model, samples[i].model);
+        QCOMPARE(back[i].ps, samples[i].ps);
+        QCOMPARE(back[i].workers, samples[i].workers);
+        QCOMPARE(back[i].speed, samples[i].speed); // bit-identical, not just close
+    }
+    QCOMPARE(back[0].speed, 7.702 + 7.702);
+
+    // The built-in table: every configuration of the eight models, failed ones included, and
+    // the default reference profiles run on its RBF.
+    const auto &table = builtinMeasurements();
+    QCOMPARE(measuredModels(table).size(), size_t(8));
+    QVERIFY(std::count_if(table.begin(), table.end(), [](const SpeedSample &s) { return s.speed == 0.0; }) > 0);
+    const ProfileSet measured = ProfileSet::reference();
+    const ProfileSet fitted = ProfileSet::reference(SpeedModelChoice::Fitted);
+    QCOMPARE(measured.size(), 8);
+    for (int i = 0; i < measured.size(); ++i) {
+        QCOMPARE(measured[i].speed->kind(), std::string("rbf"));
+        QVERIFY(measured[i].estimate && measured[i].estimate->kind() != "rbf");
+        QCOMPARE(fitted[i].speed.get(), fitted[i].estimate.get());
+        const auto mine = samplesOf(table, measured[i].name);
+        QCOMPARE(measured[i].speed->speed(mine.front().ps, mine.front().workers), mine.front().speed);
+    }
+    QCOMPARE(speedModelChoiceFromString("rbf"), SpeedModelChoice::Measured);
+    QCOMPARE(speedModelChoiceFromString("optimus"), SpeedModelChoice::Fitted);
+    QVERIFY(contains(errorOf([] { speedModelChoiceFromString("spline"); }), "spline"));
 }
 
 void TestSpeedModels::nnlsRecoversNonNegative()
@@ -393,7 +428,8 @@ void TestSpeedModels::importCsv()
 
 void TestSpeedModels::referenceProfiles()
 {
-    const ProfileSet ref = ProfileSet::reference();
+    // The fitted profiles (what the measured default replaces the true speed of).
+    const ProfileSet ref = ProfileSet::reference(SpeedModelChoice::Fitted);
     QCOMPARE(ref.size(), 8);
     const char *names[] = {"resnet-50",    "vgg-16",  "resnext-110",
                            "inception-bn", "seq2seq", "cnn-text-classification",

@@ -199,7 +199,7 @@ private Q_SLOTS:
         r.trace.validate(ProfileSet::reference(), "imported");
     }
 
-    // The spec's requirement: the job alone at its observed allocation runs its observed duration.
+    // The import rule: the job alone at its observed allocation runs its observed duration.
     void epochsReproduceObservedDurations_data() { addFormatRows(); }
     void epochsReproduceObservedDurations()
     {
