@@ -34,33 +34,87 @@ std::shared_ptr<const Checkpoint> cachedCheckpoint(const std::string &path, Poli
 
 } // namespace
 
+const std::vector<ShippedPolicy> &shippedPolicies()
+{
+    static const std::vector<ShippedPolicy> all{
+        {"dl2-reference", PolicyKind::Dl2, "optimus", "dl2 on every scenario and speed model",
+         "dl2-reference, fitted speed model: SL from Optimus restricted to the window (DAgger), "
+         "then ES; validation seeds 100-109"},
+        {"dl2-plus-reference", PolicyKind::Dl2Plus, "rbf",
+         "dl2-plus on dl2-reference, dl2-small and trace files (measured speeds, the default)",
+         "dl2-reference: SL from Optimus and actor-critic on the fitted model, then ES on the "
+         "measured speeds; validation seeds 100-109"},
+        {"dl2-plus-contended", PolicyKind::Dl2Plus, "rbf",
+         "dl2-plus on dl2-contended (measured speeds, the default)",
+         "dl2-contended: SL from Optimus and ES on the fitted model, then ES on the measured "
+         "speeds; validation seeds 100-109"},
+        {"dl2-plus-reference-fitted", PolicyKind::Dl2Plus, "optimus",
+         "dl2-plus on dl2-reference, dl2-small and trace files with --speed-model optimus",
+         "dl2-reference, fitted speed model: SL from Optimus, actor-critic, ES; validation "
+         "seeds 100-109"},
+        {"dl2-plus-contended-fitted", PolicyKind::Dl2Plus, "optimus",
+         "dl2-plus on dl2-contended with --speed-model optimus",
+         "dl2-contended, fitted speed model: SL from Optimus, ES; validation seeds 100-109"},
+    };
+    return all;
+}
+
+std::string shippedPolicyFile(const std::string &name)
+{
+    std::string known;
+    for (const auto &p : shippedPolicies()) {
+        known += (known.empty() ? "" : ", ") + p.name;
+        if (p.name != name)
+            continue;
+        const std::string file = p.name + ".dl2ckpt";
+        const std::string resource = ":/dl2/policies/" + file;
+        if (QFile::exists(QString::fromStdString(resource)))
+            return resource;
+#ifdef DL2_SOURCE_DIR
+        const std::string source = std::string(DL2_SOURCE_DIR) + "/resources/policies/" + file;
+        if (QFile::exists(QString::fromStdString(source)))
+            return source;
+#endif
+        throw Error("the shipped policy " + name + " is not in this build; pass a checkpoint "
+                    "file with --checkpoint");
+    }
+    throw Error("unknown shipped policy '" + name + "' (shipped: " + known + ")");
+}
+
+std::string resolveCheckpoint(const std::string &nameOrPath)
+{
+    std::string name = nameOrPath;
+    if (name.size() > 8 && name.compare(name.size() - 8, 8, ".dl2ckpt") == 0 &&
+        name.find('/') == std::string::npos)
+        name.resize(name.size() - 8);
+    for (const auto &p : shippedPolicies())
+        if (p.name == name && !QFile::exists(QString::fromStdString(nameOrPath)))
+            return shippedPolicyFile(name); // a file of that name in the working directory wins
+    return nameOrPath;
+}
+
 std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario, bool measuredSpeeds)
 {
-    std::string file;
+    std::string name;
     if (kind == PolicyKind::Dl2)
-        file = "dl2-reference.dl2ckpt";
-    else if (scenario == "dl2-contended")
-        file = "dl2-plus-contended.dl2ckpt";
+        name = "dl2-reference";
     else
-        file =
-            measuredSpeeds ? "dl2-plus-reference-measured.dl2ckpt" : "dl2-plus-reference.dl2ckpt";
-    const std::string resource = ":/dl2/policies/" + file;
-    if (QFile::exists(QString::fromStdString(resource)))
-        return resource;
-#ifdef DL2_SOURCE_DIR
-    const std::string source = std::string(DL2_SOURCE_DIR) + "/resources/policies/" + file;
-    if (QFile::exists(QString::fromStdString(source)))
-        return source;
-#endif
-    throw Error(std::string("no shipped ") + toString(kind) + " policy (" + file +
-                ") in this build; pass a checkpoint with --checkpoint");
+        name = scenario == "dl2-contended" ? "dl2-plus-contended" : "dl2-plus-reference";
+    if (kind == PolicyKind::Dl2Plus && !measuredSpeeds)
+        name += "-fitted";
+    try {
+        return shippedPolicyFile(name);
+    } catch (const Error &) {
+        throw Error(std::string("no shipped ") + toString(kind) + " policy (" + name +
+                    ") in this build; pass a checkpoint with --checkpoint");
+    }
 }
 
 std::unique_ptr<Dl2Policy> makeLearnedPolicy(PolicyKind kind, const SchedulerConfig &config)
 {
     const std::string path = config.checkpoint.empty()
                                  ? shippedPolicyPath(kind, config.scenario, config.measuredSpeeds)
-                                 : config.checkpoint;
+                                 : resolveCheckpoint(config.checkpoint);
     const auto c = cachedCheckpoint(path, kind);
     PolicySpec spec = c->spec;
     if (!config.decode.empty())
@@ -72,14 +126,14 @@ void registerLearnedPolicies()
 {
     registerScheduler({"dl2",
                        "DL2 learned scheduler, faithful to the paper (window J, 3J+1 actions, "
-                       "one bundle per job first); --checkpoint FILE or the shipped policy",
+                       "one bundle per job first); --checkpoint FILE|NAME or the shipped policy",
                        [](const SchedulerConfig &c) -> std::unique_ptr<Scheduler> {
                            return makeLearnedPolicy(PolicyKind::Dl2, c);
                        }});
     registerScheduler({"dl2-plus",
                        "Improved DL2: shared per-job encoder (any number of jobs/types), "
                        "feasibility masking over all nodes, normalised features; --checkpoint "
-                       "FILE or the shipped policy",
+                       "FILE|NAME or the shipped policy",
                        [](const SchedulerConfig &c) -> std::unique_ptr<Scheduler> {
                            return makeLearnedPolicy(PolicyKind::Dl2Plus, c);
                        }});

@@ -1,15 +1,17 @@
 #pragma once
-// Registers the learned schedulers "dl2" and "dl2-plus" with the core's registry.
-// SchedulerConfig::checkpoint selects any checkpoint file; without one they load the shipped
-// policy (resources/policies/, compiled in as Qt resources): dl2-reference.dl2ckpt for dl2,
-// dl2-plus-contended.dl2ckpt for dl2-plus on the dl2-contended scenario,
-// dl2-plus-reference-measured.dl2ckpt on measured speeds (SchedulerConfig::measuredSpeeds) and
-// dl2-plus-reference.dl2ckpt otherwise.
+// Registers the learned schedulers "dl2" and "dl2-plus" with the core's registry, and knows
+// the shipped policies (resources/policies/, compiled in as Qt resources).
+// SchedulerConfig::checkpoint selects a policy file or a shipped policy by name
+// ("dl2-plus-contended"); without one a kind loads the shipped policy for the scenario and the
+// speed model: dl2-reference for dl2; for dl2-plus dl2-plus-contended on dl2-contended,
+// dl2-plus-reference elsewhere, and their "-fitted" versions when the run uses the fitted
+// speed model (SchedulerConfig::measuredSpeeds false).
 
 #include "policyspec.h"
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace dl2 {
 
@@ -17,11 +19,27 @@ class Dl2Policy;
 struct SchedulerConfig;
 
 void registerLearnedPolicies();
-// The shipped checkpoint a kind uses for a scenario (resource path, or a file under the
-// source tree's resources/policies when the resource was not compiled in). Throws dl2::Error
-// when none is available.
+
+// One shipped policy: its name (the file name without .dl2ckpt) and what it was made for.
+struct ShippedPolicy
+{
+    std::string name;
+    PolicyKind kind;
+    std::string speedModel;  // what it was trained and selected on: "rbf" or "optimus"
+    std::string usedFor;     // when it is the default
+    std::string trainedOn;   // how it was made (the commands are in core/learning/README.md)
+};
+const std::vector<ShippedPolicy> &shippedPolicies();
+// The checkpoint file of a shipped policy: the resource path, or a file under the source
+// tree's resources/policies when the resource was not compiled in. Throws dl2::Error for an
+// unknown name (listing the known ones) or one missing from this build.
+std::string shippedPolicyFile(const std::string &name);
+// A --checkpoint value: a shipped policy's name (with or without .dl2ckpt) or a file path.
+std::string resolveCheckpoint(const std::string &nameOrPath);
+
+// The shipped policy a kind uses for a scenario and speed model (its file, as above).
 std::string shippedPolicyPath(PolicyKind kind, const std::string &scenario,
-                              bool measuredSpeeds = false);
+                              bool measuredSpeeds = true);
 // Loads (cached per file) and builds the policy; throws dl2::Error naming the file.
 std::unique_ptr<Dl2Policy> makeLearnedPolicy(PolicyKind kind, const SchedulerConfig &config);
 

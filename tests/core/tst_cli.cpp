@@ -107,7 +107,11 @@ private Q_SLOTS:
         QTest::newRow("unknown scenario") << QStringList{sim, QStringLiteral("--scenario"), QStringLiteral("nope")} << QByteArray() << QStringLiteral("unknown scenario 'nope'");
         QTest::newRow("absurd nodes") << QStringList{sim, QStringLiteral("--nodes"), QStringLiteral("-4")} << QByteArray() << QStringLiteral("--nodes");
         QTest::newRow("absurd seeds") << QStringList{QStringLiteral("compare"), QStringLiteral("--seeds"), QStringLiteral("9-1")} << QByteArray() << QStringLiteral("--seeds");
-        QTest::newRow("rbf without table") << QStringList{sim, QStringLiteral("--speed-model"), QStringLiteral("rbf")} << QByteArray() << QStringLiteral("needs --speed-table");
+        QTest::newRow("unknown speed model") << QStringList{sim, QStringLiteral("--speed-model"), QStringLiteral("spline")} << QByteArray() << QStringLiteral("--speed-model: unknown speed model 'spline'");
+        QTest::newRow("unknown shipped policy") << QStringList{sim, QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--checkpoint"), QStringLiteral("dl2-plus-nowhere")} << QByteArray() << QStringLiteral("dl2-plus-nowhere");
+        QTest::newRow("operate checkpoint with a baseline") << QStringList{QStringLiteral("operate"), QStringLiteral("--agent"), QStringLiteral("local"), QStringLiteral("--audit"), QStringLiteral("/nonexistent/a.db"), QStringLiteral("--checkpoint"), QStringLiteral("dl2-plus-contended")} << QByteArray() << QStringLiteral("--checkpoint needs a learned --policy");
+        QTest::newRow("operate bad checkpoint") << QStringList{QStringLiteral("operate"), QStringLiteral("--agent"), QStringLiteral("local"), QStringLiteral("--audit"), QStringLiteral("/nonexistent/a.db"), QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--checkpoint"), QStringLiteral("/nonexistent/p.dl2ckpt")} << QByteArray() << QStringLiteral("/nonexistent/p.dl2ckpt: checkpoint file does not exist");
+        QTest::newRow("speeds derive missing") << QStringList{QStringLiteral("speeds"), QStringLiteral("derive"), QStringLiteral("/nonexistent/m.txt")} << QByteArray() << QStringLiteral("/nonexistent/m.txt");
         const QString train = QStringLiteral("train");
         const QString rl = QStringLiteral("rl");
         const QString out = QStringLiteral("-o");
@@ -153,6 +157,96 @@ private Q_SLOTS:
         QCOMPARE(r.code, 0);
         QVERIFY(r.out.contains("capacity binds"));
         QVERIFY(r.out.contains("96 nodes"));
+    }
+
+    // Without a speed option the simulation runs on the built-in measured table: the same as
+    // giving that table's file, and not the fitted model.
+    void measuredSpeedsByDefault()
+    {
+        const QString table = qEnvironmentVariable("DL2_SOURCE_DIR") +
+                              QStringLiteral("/resources/speeds/dl2-testbed-speeds.csv");
+        auto jct = [](const QStringList &extra) {
+            const Run r = dl2(QStringList{QStringLiteral("simulate"), QStringLiteral("--scenario"),
+                                          QStringLiteral("dl2-small"), QStringLiteral("--policy"),
+                                          QStringLiteral("optimus"), QStringLiteral("--json")} + extra);
+            if (r.code != 0)
+                qWarning("%s", r.err.constData());
+            return QJsonDocument::fromJson(r.out).object()[QStringLiteral("avg_jct_slots")].toDouble();
+        };
+        const double byDefault = jct({});
+        QVERIFY(byDefault > 0);
+        QCOMPARE(jct({QStringLiteral("--speed-table"), table}), byDefault);
+        QCOMPARE(jct({QStringLiteral("--speed-model"), QStringLiteral("rbf")}), byDefault);
+        const double fitted = jct({QStringLiteral("--speed-model"), QStringLiteral("optimus")});
+        QVERIFY(fitted > 0);
+        QVERIFY(fitted != byDefault);
+    }
+
+    // dl2 speeds derive: one row per measured configuration, the summed worker speeds, the
+    // failed one kept, provenance as comments; the result reads back as a speed table.
+    void speedsDerive()
+    {
+        QTemporaryDir dir;
+        const QString in = fixture(dir, QStringLiteral("m.txt"),
+                                   "('dssm', 'dist_sync', 256, 1, 2, [1.5, 2.25], [1.0], [0.5, 0.5])\n"
+                                   "('dssm', 'dist_sync', 256, 2, 1, [0.0], [0.0, 0.0], [0.0])\n");
+        const QString out = dir.filePath(QStringLiteral("t.csv"));
+        const Run r = dl2({QStringLiteral("speeds"), QStringLiteral("derive"), in, QStringLiteral("-o"), out});
+        QCOMPARE(r.code, 0);
+        QFile f(out);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray csv = f.readAll();
+        QVERIFY2(csv.contains("# Derived by: dl2 speeds derive m.txt"), csv.constData());
+        QVERIFY(csv.contains("model,ps,workers,speed\ndssm,1,2,3.75\ndssm,2,1,0\n"));
+        const Run show = dl2({QStringLiteral("speeds"), QStringLiteral("show")});
+        QCOMPARE(show.code, 0);
+        QVERIFY(show.out.contains("measured table"));
+    }
+
+    // Shipped policies by name, wherever a checkpoint is taken.
+    void shippedPoliciesByName()
+    {
+        const Run list = dl2({QStringLiteral("policy"), QStringLiteral("list"), QStringLiteral("--json")});
+        QCOMPARE(list.code, 0);
+        QStringList names;
+        const QJsonObject listed = QJsonDocument::fromJson(list.out).object();
+        QStringList schedulers;
+        for (const auto &v : listed[QStringLiteral("schedulers")].toArray())
+            schedulers << v.toObject()[QStringLiteral("name")].toString();
+        for (const char *n : {"drf", "optimus", "best-config", "dl2", "dl2-plus"})
+            QVERIFY2(schedulers.contains(QLatin1String(n)), n);
+        for (const auto &v : listed[QStringLiteral("shipped")].toArray()) {
+            names << v.toObject()[QStringLiteral("name")].toString();
+            QVERIFY(!v.toObject()[QStringLiteral("speed_model")].toString().isEmpty());
+        }
+        for (const char *n : {"dl2-reference", "dl2-plus-reference", "dl2-plus-contended",
+                              "dl2-plus-reference-fitted", "dl2-plus-contended-fitted"})
+            QVERIFY2(names.contains(QLatin1String(n)), n);
+        const Run plain = dl2({QStringLiteral("policy"), QStringLiteral("list"), QStringLiteral("--names"), QStringLiteral("shipped")});
+        QCOMPARE(QString::fromUtf8(plain.out).split(u'\n', Qt::SkipEmptyParts), names);
+        auto jct = [](const QString &checkpoint) {
+            QStringList args{QStringLiteral("simulate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                             QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--json")};
+            if (!checkpoint.isEmpty())
+                args << QStringLiteral("--checkpoint") << checkpoint;
+            const Run r = dl2(args);
+            return r.code == 0 ? QJsonDocument::fromJson(r.out).object()[QStringLiteral("avg_jct_slots")].toDouble() : -1.0;
+        };
+        // The default on dl2-small is dl2-plus-reference; naming it gives the same run.
+        QCOMPARE(jct(QStringLiteral("dl2-plus-reference")), jct({}));
+        QVERIFY(jct(QStringLiteral("dl2-plus-contended")) > 0);
+        const Run show = dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-plus-contended")});
+        QCOMPARE(show.code, 0);
+        QCOMPARE(QJsonDocument::fromJson(show.out).object()[QStringLiteral("kind")].toString(), u"dl2-plus"_qs);
+    }
+
+    // `dl2 train` runs dl2-train (the only executable with libtorch), same options.
+    void trainRunsTheTrainingExecutable()
+    {
+        const Run help = dl2({QStringLiteral("train"), QStringLiteral("sl"), QStringLiteral("--help")});
+        QCOMPARE(help.code, 0);
+        QVERIFY2(help.out.contains("dl2 train sl"), help.out.constData());
+        QVERIFY(help.out.contains("--teacher"));
     }
 
     void versionAndHelp()

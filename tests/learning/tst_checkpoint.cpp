@@ -266,11 +266,13 @@ private Q_SLOTS:
         QTest::addColumn<QString>("scenario");
         QTest::addColumn<bool>("measured");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("dl2") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-reference.dl2ckpt");
-        QTest::newRow("dl2-measured") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-reference.dl2ckpt");
-        QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-plus-reference.dl2ckpt");
-        QTest::newRow("dl2-plus-measured") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-plus-reference-measured.dl2ckpt");
-        QTest::newRow("dl2-plus-contended") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-contended") << false << QStringLiteral("dl2-plus-contended.dl2ckpt");
+        QTest::newRow("dl2") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-reference.dl2ckpt");
+        QTest::newRow("dl2-fitted") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-reference.dl2ckpt");
+        QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-plus-reference.dl2ckpt");
+        QTest::newRow("dl2-plus-small") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-small") << true << QStringLiteral("dl2-plus-reference.dl2ckpt");
+        QTest::newRow("dl2-plus-fitted") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-plus-reference-fitted.dl2ckpt");
+        QTest::newRow("dl2-plus-contended") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-contended") << true << QStringLiteral("dl2-plus-contended.dl2ckpt");
+        QTest::newRow("dl2-plus-contended-fitted") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-contended") << false << QStringLiteral("dl2-plus-contended-fitted.dl2ckpt");
     }
     void shippedPoliciesLoad()
     {
@@ -286,6 +288,35 @@ private Q_SLOTS:
         QVERIFY(c.info.validationAvgJct > 0);
         if (scenario == QStringLiteral("dl2-contended"))
             QCOMPARE(c.info.scenario, std::string("dl2-contended"));
+    }
+
+    void shippedPoliciesByName()
+    {
+        // Every catalogued policy is compiled in, loads, and is what its name says.
+        QVERIFY(shippedPolicies().size() >= 5);
+        for (const ShippedPolicy &p : shippedPolicies()) {
+            const std::string file = resolveCheckpoint(p.name);
+            QCOMPARE(QString::fromStdString(file),
+                     QStringLiteral(":/dl2/policies/%1.dl2ckpt").arg(QString::fromStdString(p.name)));
+            QCOMPARE(resolveCheckpoint(p.name + ".dl2ckpt"), file);
+            QCOMPARE(int(readCheckpoint(file).spec.kind), int(p.kind));
+            QVERIFY(p.speedModel == "rbf" || p.speedModel == "optimus");
+        }
+        // A path is a path; an unknown bare name is a path too, and fails as a missing file.
+        QCOMPARE(resolveCheckpoint("/tmp/x.dl2ckpt"), std::string("/tmp/x.dl2ckpt"));
+        registerLearnedPolicies();
+        SchedulerConfig config;
+        config.checkpoint = "dl2-plus-contended";
+        QCOMPARE(makeScheduler("dl2-plus", config)->name(), std::string("dl2-plus"));
+        QVERIFY_THROWS_EXCEPTION(Error, makeScheduler("dl2", config)); // a dl2-plus policy
+        config.checkpoint = "no-such-policy";
+        try {
+            makeScheduler("dl2-plus", config);
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("no-such-policy") != std::string::npos, e.what());
+        }
+        QVERIFY_THROWS_EXCEPTION(Error, shippedPolicyFile("no-such-policy"));
     }
 
     void trailingBytes()

@@ -53,6 +53,10 @@ int runOperate(const QStringList &args)
          QStringLiteral("PEM")},
         {QStringLiteral("policy"), QStringLiteral("Scheduling policy (default drf)."),
          QStringLiteral("P"), QStringLiteral("drf")},
+        {QStringLiteral("checkpoint"),
+         QStringLiteral("Policy file for dl2 / dl2-plus, or a shipped policy's name (dl2 policy "
+                        "list); default: the shipped policy for --scenario."),
+         QStringLiteral("FILE")},
         {QStringLiteral("mode"),
          QStringLiteral(
              "Gate mode: automatic, rules, review (default: rules with --rules, else automatic)."),
@@ -108,6 +112,16 @@ int runOperate(const QStringList &args)
         if (auditPath.isEmpty())
             throw Error("--audit FILE is required");
         const int slots = parsePositiveInt(parser, QStringLiteral("slots"), 1, 10'000'000);
+        SchedulerConfig policyConfig;
+        policyConfig.checkpoint = parser.value(QStringLiteral("checkpoint")).toStdString();
+        policyConfig.scenario = parser.value(QStringLiteral("scenario")).toStdString();
+        const QString policyName = parser.value(QStringLiteral("policy"));
+        if (!policyConfig.checkpoint.empty() && policyName != QLatin1String("dl2") &&
+            policyName != QLatin1String("dl2-plus"))
+            throw Error("--checkpoint needs a learned --policy (dl2 or dl2-plus), got '" +
+                        parser.value(QStringLiteral("policy")).toStdString() + "'");
+        // Before anything is opened: an unknown policy or a bad policy file fails here.
+        PolicyPlanner planner(policyName.toStdString(), policyConfig);
         const int deadlineMs =
             parsePositiveInt(parser, QStringLiteral("deadline-ms"), 1, 3'600'000);
         const int retrySeconds =
@@ -178,7 +192,6 @@ int runOperate(const QStringList &args)
             }
         }
         AuditLog &audit = *auditLog;
-        PolicyPlanner planner(parser.value(QStringLiteral("policy")).toStdString());
         DecisionGate gate(gateOptions);
         OperatingLoop loop(*connector, planner, gate, audit);
         loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
