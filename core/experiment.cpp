@@ -18,7 +18,7 @@ ExperimentResult runExperiment(const ExperimentSetup &setup, const ProgressCallb
         throw Error("no traces to run");
     // Fail on an unknown policy, a bad checkpoint or a bad trace before running anything.
     for (const auto &p : setup.policies)
-        makeScheduler(p, setup.schedulerConfig);
+        makeScheduler(p, setup.configFor(p));
     for (const auto &t : setup.traces)
         Simulator(setup.cluster, setup.profiles, t, setup.simulation);
 
@@ -41,7 +41,7 @@ ExperimentResult runExperiment(const ExperimentSetup &setup, const ProgressCallb
             const size_t policy = static_cast<size_t>(k) / setup.traces.size();
             const size_t trace = static_cast<size_t>(k) % setup.traces.size();
             try {
-                SchedulerConfig config = setup.schedulerConfig;
+                SchedulerConfig config = setup.configFor(setup.policies[policy]);
                 auto scheduler = makeScheduler(setup.policies[policy], config);
                 Simulator sim(setup.cluster, setup.profiles, setup.traces[trace], setup.simulation);
                 ExperimentRun &run = result.runs[static_cast<size_t>(k)];

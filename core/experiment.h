@@ -23,7 +23,18 @@ struct ExperimentSetup
     std::vector<std::uint64_t> seeds; // the seed each trace came from (0 for files)
     std::vector<std::string> policies;
     SchedulerConfig schedulerConfig;
+    // Per policy name, a checkpoint that replaces schedulerConfig.checkpoint (so dl2 and
+    // dl2-plus can each run their own file in one experiment).
+    std::map<std::string, std::string> checkpoints;
     int threads = 0; // 0 = hardware concurrency
+
+    SchedulerConfig configFor(const std::string &policy) const
+    {
+        SchedulerConfig c = schedulerConfig;
+        if (const auto it = checkpoints.find(policy); it != checkpoints.end())
+            c.checkpoint = it->second;
+        return c;
+    }
 };
 
 struct ExperimentRun

@@ -68,6 +68,12 @@ void ConsoleSession::load(const SessionSetup &setup)
     stopLive();
     ++m_generation;
     m_setup = setup;
+    try { // the views' speeds follow the run's speed model; a bad table is reported by the worker
+        m_profiles = dl2::profilesFor(dl2::speedModelChoiceFromString(setup.speedModel.toStdString()),
+                                      setup.speedTable.toStdString());
+    } catch (const std::exception &) {
+        m_profiles = dl2::ProfileSet::reference();
+    }
     clearRun(0);
     const quint64 generation = m_generation;
     QMetaObject::invokeMethod(
@@ -90,7 +96,11 @@ void ConsoleSession::startLive(const LiveSetup &setup)
                 w->unload();
         },
         Qt::QueuedConnection);
-    m_setup = {setup.scenario, setup.seed, QString(), setup.policy};
+    m_setup = SessionSetup{};
+    m_setup.scenario = setup.scenario;
+    m_setup.seed = setup.seed;
+    m_setup.policy = setup.policy;
+    m_setup.checkpoint = setup.checkpoint;
     clearRun(-1);
 
     m_live = new LiveOperations(setup, this);

@@ -19,6 +19,7 @@ struct LiveSetup
     QString scenario = QStringLiteral("dl2-small"); // embedded simulator only
     quint64 seed = 1;
     QString policy = QStringLiteral("drf");
+    QString checkpoint; // dl2 / dl2-plus: policy file or shipped name; empty: the shipped default
     dl2::GateMode mode = dl2::GateMode::Review;
     QString rulesFile; // rules mode
     int reviewDeadlineMs = 120'000;

@@ -109,7 +109,10 @@ void OperationsWorker::start(const LiveSetup &setup)
     m_gateSettings = {setup.mode, setup.rulesFile, setup.reviewDeadlineMs, setup.atDeadline};
     try {
         m_audit = std::make_unique<dl2::AuditLog>(setup.auditFile.toStdString());
-        m_planner = std::make_unique<dl2::PolicyPlanner>(setup.policy.toStdString());
+        dl2::SchedulerConfig policyConfig;
+        policyConfig.checkpoint = setup.checkpoint.toStdString();
+        policyConfig.scenario = setup.scenario.toStdString();
+        m_planner = std::make_unique<dl2::PolicyPlanner>(setup.policy.toStdString(), policyConfig);
         attachDecisionReader(*m_planner); // learned policies: confidence of each decision
         m_undo = std::make_unique<QUndoStack>();
         if (setup.agentAddress.isEmpty()) {

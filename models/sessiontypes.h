@@ -58,8 +58,15 @@ struct SessionSetup
     quint64 seed = 1;
     QString traceFile; // when set, replaces the scenario's generated trace
     QString policy;
+    QString checkpoint;                      // dl2 / dl2-plus: policy file or shipped name; empty: shipped default
+    QString speedModel = QStringLiteral("rbf"); // "rbf" (measured table) or "optimus" (fitted model)
+    QString speedTable;                      // measured speeds file; empty: the built-in table
+    int nodes = 0;                           // cluster size; 0: the scenario's (500 for trace files)
     bool operator==(const SessionSetup &) const = default;
 };
+
+// "measured speeds (exact RBF)" / "fitted Optimus model", plus the table file if any.
+QString speedModelLabel(const SessionSetup &setup);
 
 // A full snapshot plus what only the worker knows (decision record of the policy).
 struct SnapshotPacket
@@ -85,6 +92,8 @@ struct RunInfo
     int nodes = 0;
     int jobs = 0;
     double slotSeconds = 1200.0;
+    QString speedModel; // speedModelLabel() of the run
+    QString checkpoint; // the policy file a learned policy runs, empty for baselines
     int maxSlots = 1000;
 };
 

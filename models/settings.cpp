@@ -2,6 +2,8 @@
 
 #include <QSettings>
 
+#include <algorithm>
+
 namespace dl2console {
 
 namespace {
@@ -10,6 +12,10 @@ const QString kSeed = QStringLiteral("session/seed");
 const QString kTraceFile = QStringLiteral("session/traceFile");
 const QString kPolicy = QStringLiteral("session/policy");
 const QString kSpeed = QStringLiteral("session/speed");
+const QString kCheckpoint = QStringLiteral("session/checkpoint");
+const QString kSpeedModel = QStringLiteral("session/speedModel");
+const QString kSpeedTable = QStringLiteral("session/speedTable");
+const QString kNodes = QStringLiteral("session/nodes");
 const QString kGeometry = QStringLiteral("window/geometry");
 const QString kState = QStringLiteral("window/state");
 const QString kComparisonPolicies = QStringLiteral("comparison/policies");
@@ -75,6 +81,39 @@ QString Settings::policy() const
 void Settings::setPolicy(const QString &v)
 {
     setValue(kPolicy, v);
+}
+QString Settings::checkpoint() const
+{
+    return value(kCheckpoint, QString()).toString();
+}
+void Settings::setCheckpoint(const QString &v)
+{
+    setValue(kCheckpoint, v);
+}
+QString Settings::speedModel() const
+{
+    const QString v = value(kSpeedModel, QStringLiteral("rbf")).toString();
+    return v == QLatin1String("optimus") ? v : QStringLiteral("rbf");
+}
+void Settings::setSpeedModel(const QString &v)
+{
+    setValue(kSpeedModel, v);
+}
+QString Settings::speedTable() const
+{
+    return value(kSpeedTable, QString()).toString();
+}
+void Settings::setSpeedTable(const QString &v)
+{
+    setValue(kSpeedTable, v);
+}
+int Settings::nodes() const
+{
+    return std::max(0, value(kNodes, 0).toInt());
+}
+void Settings::setNodes(int v)
+{
+    setValue(kNodes, v);
 }
 double Settings::speed() const
 {

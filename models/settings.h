@@ -28,6 +28,14 @@ public:
     void setTraceFile(const QString &value);
     QString policy() const; // empty: the default policy
     void setPolicy(const QString &value);
+    QString checkpoint() const; // dl2 / dl2-plus policy file or shipped name; empty: shipped default
+    void setCheckpoint(const QString &value);
+    QString speedModel() const; // "rbf" (measured table, the default) or "optimus" (fitted)
+    void setSpeedModel(const QString &value);
+    QString speedTable() const; // measured speeds file; empty: the built-in table
+    void setSpeedTable(const QString &value);
+    int nodes() const; // cluster size; 0: the scenario's
+    void setNodes(int value);
     double speed() const; // slots per second
     void setSpeed(double value);
     QByteArray windowGeometry() const;

@@ -9,6 +9,7 @@
 #include "trace.h"
 
 #include <QElapsedTimer>
+#include <QFileInfo>
 
 namespace dl2console {
 
@@ -37,6 +38,16 @@ SlotSummary summarise(const dl2::SlotSnapshot &s)
     return r;
 }
 
+QString speedModelLabel(const SessionSetup &setup)
+{
+    QString label = setup.speedModel == QLatin1String("optimus")
+                        ? QStringLiteral("fitted Optimus model")
+                        : QStringLiteral("measured speeds (exact RBF)");
+    if (!setup.speedTable.isEmpty())
+        label += QStringLiteral(" · ") + QFileInfo(setup.speedTable).fileName();
+    return label;
+}
+
 SimulationWorker::SimulationWorker(QObject *parent) : QObject(parent) {}
 
 SimulationWorker::~SimulationWorker() = default;
@@ -50,7 +61,15 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
     m_keyframes.clear();
     try {
         const dl2::Scenario &scenario = dl2::scenarioByName(setup.scenario.toStdString());
-        dl2::ProfileSet profiles = dl2::ProfileSet::reference();
+        const dl2::SpeedModelChoice speedModel =
+            dl2::speedModelChoiceFromString(setup.speedModel.toStdString());
+        dl2::ProfileSet profiles = dl2::profilesFor(speedModel, setup.speedTable.toStdString());
+        dl2::ClusterSpec cluster = scenario.cluster;
+        if (setup.nodes < 0 || setup.nodes > 1'000'000)
+            throw dl2::Error("cluster size " + std::to_string(setup.nodes) +
+                             " nodes: expected 1 to 1,000,000");
+        if (setup.nodes > 0)
+            cluster.nodes = setup.nodes;
         dl2::Trace trace;
         if (!setup.traceFile.isEmpty()) {
             const std::string path = setup.traceFile.toStdString();
@@ -66,6 +85,8 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         dl2::SchedulerConfig config;
         config.scenario = scenario.name;
         config.seed = setup.seed;
+        config.checkpoint = setup.checkpoint.toStdString();
+        config.measuredSpeeds = speedModel == dl2::SpeedModelChoice::Measured;
         const std::string policy = setup.policy.toStdString();
         m_frontierScheduler = dl2::makeScheduler(policy, config);
         m_cursorScheduler = dl2::makeScheduler(policy, config);
@@ -74,7 +95,7 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         prepareForDecisions(*m_cursorScheduler);
         // The frontier records too: its V(s) per slot goes into the timeline (reward plot).
         prepareForDecisions(*m_frontierScheduler);
-        m_frontier = std::make_unique<dl2::Simulator>(scenario.cluster, std::move(profiles),
+        m_frontier = std::make_unique<dl2::Simulator>(cluster, std::move(profiles),
                                                       std::move(trace), scenario.simulation);
         m_keyframes.emplace(0, *m_frontier);
 
@@ -85,6 +106,9 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         info.jobs = static_cast<int>(m_frontier->jobs().size());
         info.slotSeconds = m_frontier->options().slotSeconds;
         info.maxSlots = m_frontier->options().maxSlots;
+        info.speedModel = speedModelLabel(setup);
+        const bool learned = setup.policy == QLatin1String("dl2") || setup.policy == QLatin1String("dl2-plus");
+        info.checkpoint = learned ? setup.checkpoint : QString();
         qCDebug(lcSim) << "loaded" << info.traceName << "policy" << info.policy;
         qCDebug(lcSched) << "scheduler" << QString::fromStdString(m_cursorScheduler->name());
         Q_EMIT loaded(generation, info);

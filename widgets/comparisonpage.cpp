@@ -101,6 +101,12 @@ QWidget *ComparisonPage::buildControls()
     fileButtons->addWidget(remove);
     tv->addLayout(fileButtons);
     v->addWidget(traceBox);
+    m_runOn = new QLabel(panel);
+    m_runOn->setObjectName(QStringLiteral("comparisonRunOn"));
+    m_runOn->setWordWrap(true);
+    m_runOn->setToolTip(tr("The comparison runs on what the session runs on: Simulation > Speed "
+                           "model, the cluster size of the toolbar, File > Load policy…"));
+    v->addWidget(m_runOn);
 
     m_run = new QPushButton(tr("Run comparison"), panel);
     m_run->setDefault(true);
@@ -201,6 +207,17 @@ void ComparisonPage::setScenarios(const QStringList &names)
     m_scenario->addItems(names);
 }
 
+void ComparisonPage::setRunSettings(const SessionSetup &setup)
+{
+    m_runSettings = setup;
+    QString text = tr("Speeds: %1").arg(speedModelLabel(setup));
+    if (setup.nodes > 0)
+        text += tr("<br>Nodes: %1").arg(setup.nodes);
+    if (!setup.checkpoint.isEmpty())
+        text += tr("<br>%1: %2").arg(setup.policy, QFileInfo(setup.checkpoint).fileName());
+    m_runOn->setText(text);
+}
+
 void ComparisonPage::setSeedCount(int count)
 {
     m_seedCount->setValue(count);
@@ -256,15 +273,22 @@ void ComparisonPage::run()
     m_cancelFlag = cancelFlag;
     const quint64 generation = ++m_generation;
     QPointer<ComparisonPage> self(this);
+    const SessionSetup runOn = m_runSettings;
     auto work = [=]() -> Outcome {
         Outcome out;
         try {
             const dl2::Scenario &scenario = dl2::scenarioByName(scenarioName);
+            const auto speedModel = dl2::speedModelChoiceFromString(runOn.speedModel.toStdString());
             dl2::ExperimentSetup setup;
             setup.cluster = scenario.cluster;
-            setup.profiles = dl2::ProfileSet::reference();
+            if (runOn.nodes > 0)
+                setup.cluster.nodes = runOn.nodes;
+            setup.profiles = dl2::profilesFor(speedModel, runOn.speedTable.toStdString());
             setup.simulation = scenario.simulation;
             setup.schedulerConfig.scenario = scenario.name;
+            setup.schedulerConfig.measuredSpeeds = speedModel == dl2::SpeedModelChoice::Measured;
+            if (!runOn.checkpoint.isEmpty())
+                setup.checkpoints[runOn.policy.toStdString()] = runOn.checkpoint.toStdString();
             if (useFiles) {
                 for (const QString &f : files) {
                     dl2::Trace t = dl2::Trace::load(f.toStdString());

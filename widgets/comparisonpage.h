@@ -5,6 +5,7 @@
 // CSV, PNG and PDF.
 
 #include "experiment.h"
+#include "sessiontypes.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
@@ -38,6 +39,9 @@ public:
     void setScenarios(const QStringList &names);
     void setSeedCount(int count);
     void setTraceFiles(const QStringList &paths); // switches to "trace files" mode
+    // What the session runs on, and the comparison with it: speed model and table, cluster
+    // size (0: the scenario's) and the policy file of a learned policy (for that kind only).
+    void setRunSettings(const SessionSetup &setup);
     void run();
     void cancel();
     bool isRunning() const;
@@ -73,6 +77,8 @@ private:
     QPushButton *m_run, *m_cancel, *m_export;
     QProgressBar *m_progress;
     QLabel *m_status;
+    QLabel *m_runOn;
+    SessionSetup m_runSettings;
     QWidget *m_results;
     Plot *m_jctPlot, *m_cdfPlot, *m_utilPlot;
     QTableView *m_table;

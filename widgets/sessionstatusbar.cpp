@@ -1,5 +1,6 @@
 #include "sessionstatusbar.h"
 
+#include <QFileInfo>
 #include <QLabel>
 
 namespace dl2console {
@@ -7,13 +8,13 @@ namespace dl2console {
 SessionStatusBar::SessionStatusBar(QWidget *parent)
     : QStatusBar(parent), m_hint(new QLabel(this)), m_slot(new QLabel(this)),
       m_time(new QLabel(this)), m_jobs(new QLabel(this)), m_util(new QLabel(this)),
-      m_connector(new QLabel(this))
+      m_run(new QLabel(this)), m_connector(new QLabel(this))
 {
     setObjectName(QStringLiteral("statusBar"));
     m_hint->setForegroundRole(QPalette::PlaceholderText);
     m_hint->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // never widens the window
     addWidget(m_hint, 1);
-    for (QLabel *l : {m_slot, m_time, m_jobs, m_util, m_connector}) {
+    for (QLabel *l : {m_slot, m_time, m_jobs, m_util, m_run, m_connector}) {
         l->setContentsMargins(6, 0, 6, 0);
         addPermanentWidget(l);
     }
@@ -21,6 +22,9 @@ SessionStatusBar::SessionStatusBar(QWidget *parent)
     m_time->setToolTip(tr("Simulated time at the end of this slot"));
     m_jobs->setToolTip(tr("Jobs running / queued (arrived, no allocation) / done"));
     m_util->setToolTip(tr("Cluster utilisation in this slot"));
+    m_run->setObjectName(QStringLiteral("runLabel"));
+    m_run->setToolTip(tr("Speed model of the simulation (Simulation > Speed model), cluster size "
+                         "and policy file"));
     m_connector->setToolTip(tr("Where the cluster state comes from"));
     setConnectorState(tr("embedded simulator"));
     setSnapshot({}, 1200);
@@ -46,6 +50,21 @@ void SessionStatusBar::setSnapshot(const dl2::SlotSnapshot &s, double slotSecond
     m_util->setText(tr("CPU %1 % · GPU %2 %")
                         .arg(100 * s.utilisation[0], 0, 'f', 0)
                         .arg(100 * s.utilisation[1], 0, 'f', 0));
+}
+
+void SessionStatusBar::setRun(const QString &speedModel, int nodes, const QString &checkpoint)
+{
+    QString text = tr("speeds: %1").arg(speedModel);
+    if (nodes > 0)
+        text += tr(" · %1 nodes").arg(nodes);
+    if (!checkpoint.isEmpty())
+        text += tr(" · policy %1").arg(QFileInfo(checkpoint).fileName());
+    m_run->setText(text);
+}
+
+QString SessionStatusBar::runText() const
+{
+    return m_run->text();
 }
 
 void SessionStatusBar::setConnectorState(const QString &text)

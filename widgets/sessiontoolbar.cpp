@@ -12,12 +12,14 @@ namespace dl2console {
 namespace {
 // Item data: scenario name, or "file:" + path for trace files.
 const QString kFilePrefix = QStringLiteral("file:");
+constexpr int kCheckpointRole = Qt::UserRole + 1; // policy box: the entry's checkpoint
 constexpr double kSpeeds[] = {0.5, 1, 2, 4, 8, 15, 30, 60, 0};
 } // namespace
 
 SessionToolBar::SessionToolBar(QWidget *parent)
     : QToolBar(tr("Simulation"), parent), m_scenario(new QComboBox(this)),
-      m_seed(new QSpinBox(this)), m_policy(new QComboBox(this)), m_speed(new QComboBox(this))
+      m_seed(new QSpinBox(this)), m_nodes(new QSpinBox(this)), m_policy(new QComboBox(this)),
+      m_speed(new QComboBox(this))
 {
     setObjectName(QStringLiteral("simulationToolBar"));
     setToolButtonStyle(Qt::ToolButtonIconOnly);
@@ -36,6 +38,15 @@ SessionToolBar::SessionToolBar(QWidget *parent)
     m_seed->setRange(1, 1000000);
     m_seed->setToolTip(tr("Seed of the scenario's trace generator — Alt+E"));
     addWidget(m_seed);
+    auto *nodesLabel = new QLabel(tr(" n&odes "), this);
+    nodesLabel->setBuddy(m_nodes);
+    addWidget(nodesLabel);
+    m_nodes->setRange(1, 1000000);
+    m_nodes->setValue(500);
+    m_nodes->setAccelerated(true);
+    m_nodes->setToolTip(tr("Cluster size: nodes of 8 CPU + 8 GPU slots (default: the scenario's; "
+                           "a trace file runs on the scenario's cluster) — Alt+O"));
+    addWidget(m_nodes);
     m_openTrace = addAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("Open trace file…"));
     m_openTrace->setShortcut(QKeySequence::Open);
     m_openTrace->setToolTip(tr("Open trace file (.csv, .pb, .textproto) — Ctrl+O"));
@@ -84,9 +95,14 @@ SessionToolBar::SessionToolBar(QWidget *parent)
             Q_EMIT openTraceRequested();
             return;
         }
+        m_nodes->setValue(defaultNodes()); // a new scenario comes with its own cluster
         emitSetup();
     });
     connect(m_seed, &QSpinBox::editingFinished, this, &SessionToolBar::emitSetup);
+    connect(m_nodes, &QSpinBox::editingFinished, this, [this] {
+        if (!m_updating && setup().nodes != m_menuParts.nodes)
+            emitSetup();
+    });
     connect(m_policy, &QComboBox::activated, this, &SessionToolBar::emitSetup);
     connect(m_openTrace, &QAction::triggered, this, &SessionToolBar::openTraceRequested);
     connect(m_speed, &QComboBox::activated, this,
@@ -106,6 +122,30 @@ void SessionToolBar::setScenarios(const QStringList &names, const QStringList &d
     m_updating = false;
 }
 
+void SessionToolBar::setScenarioNodes(const QHash<QString, int> &nodes)
+{
+    m_scenarioNodes = nodes;
+}
+
+int SessionToolBar::defaultNodes() const
+{
+    // A trace file runs on the cluster of the scenario it was opened from.
+    const QString data = m_scenario->currentData().toString();
+    return m_scenarioNodes.value(data.startsWith(kFilePrefix) ? m_menuParts.scenario : data, 500);
+}
+
+void SessionToolBar::addPolicyFile(const QString &kind, const QString &checkpoint)
+{
+    for (int i = 0; i < m_policy->count(); ++i)
+        if (m_policy->itemData(i, kCheckpointRole).toString() == checkpoint &&
+            m_policy->itemData(i).toString() == kind)
+            return;
+    m_policy->addItem(tr("%1 · %2").arg(kind, QFileInfo(checkpoint).fileName()), kind);
+    const int at = m_policy->count() - 1;
+    m_policy->setItemData(at, checkpoint, kCheckpointRole);
+    m_policy->setItemData(at, tr("%1 policy from %2").arg(kind, checkpoint), Qt::ToolTipRole);
+}
+
 void SessionToolBar::addTraceFile(const QString &path)
 {
     const QString key = kFilePrefix + path;
@@ -121,7 +161,7 @@ void SessionToolBar::setPolicies(const QStringList &names, const QStringList &de
     m_updating = true;
     m_policy->clear();
     for (int i = 0; i < names.size(); ++i) {
-        m_policy->addItem(names[i]);
+        m_policy->addItem(names[i], names[i]);
         m_policy->setItemData(i, descriptions.value(i), Qt::ToolTipRole);
     }
     m_updating = false;
@@ -138,20 +178,32 @@ void SessionToolBar::setSetup(const SessionSetup &setup)
     }
     m_seed->setValue(static_cast<int>(setup.seed));
     m_seed->setEnabled(setup.traceFile.isEmpty());
-    m_policy->setCurrentIndex(std::max(0, m_policy->findText(setup.policy)));
+    m_nodes->setValue(setup.nodes > 0 ? setup.nodes : defaultNodes());
+    if (!setup.checkpoint.isEmpty())
+        addPolicyFile(setup.policy, setup.checkpoint);
+    int policy = 0;
+    for (int i = 0; i < m_policy->count(); ++i)
+        if (m_policy->itemData(i).toString() == setup.policy &&
+            m_policy->itemData(i, kCheckpointRole).toString() == setup.checkpoint)
+            policy = i;
+    m_policy->setCurrentIndex(policy);
+    m_menuParts = setup;
     m_updating = false;
 }
 
 SessionSetup SessionToolBar::setup() const
 {
-    SessionSetup s;
+    SessionSetup s = m_menuParts;
+    s.traceFile.clear();
     const QString data = m_scenario->currentData().toString();
     if (data.startsWith(kFilePrefix))
         s.traceFile = data.mid(kFilePrefix.size());
     else if (!data.isEmpty() && data != QLatin1String("open"))
         s.scenario = data;
     s.seed = static_cast<quint64>(m_seed->value());
-    s.policy = m_policy->currentText();
+    s.nodes = m_nodes->value() == defaultNodes() ? 0 : m_nodes->value();
+    s.policy = m_policy->currentData().toString();
+    s.checkpoint = m_policy->currentData(kCheckpointRole).toString();
     return s;
 }
 

@@ -1,10 +1,13 @@
 #pragma once
-// The main toolbar: what to simulate (scenario or trace file, seed, policy) and playback
-// (play/pause, step back/forward, speed). A view only: it reports requests as signals and
-// the main window wires them to the session. Every action has a keyboard shortcut.
+// The main toolbar: what to simulate (scenario or trace file, seed, cluster size, policy or
+// policy file) and playback (play/pause, step back/forward, speed). A view only: it reports
+// requests as signals and the main window wires them to the session. Every action has a
+// keyboard shortcut. It also carries the parts of the setup chosen in menus (speed model),
+// so setup() is always the whole SessionSetup.
 
 #include "sessiontypes.h"
 
+#include <QHash>
 #include <QToolBar>
 
 class QAction;
@@ -21,7 +24,11 @@ public:
 
     void setScenarios(const QStringList &names, const QStringList &descriptions);
     void setPolicies(const QStringList &names, const QStringList &descriptions);
+    // Nodes of each scenario (the cluster-size box shows it until the user changes it).
+    void setScenarioNodes(const QHash<QString, int> &nodes);
     void addTraceFile(const QString &path);
+    // A policy file (or shipped policy name) of a learned `kind`: an entry of the policy box.
+    void addPolicyFile(const QString &kind, const QString &checkpoint);
     void setSetup(const SessionSetup &setup);
     SessionSetup setup() const;
     void setPlaying(bool playing);
@@ -38,6 +45,7 @@ public:
     QComboBox *scenarioBox() const { return m_scenario; }
     QComboBox *policyBox() const { return m_policy; }
     QSpinBox *seedBox() const { return m_seed; }
+    QSpinBox *nodesBox() const { return m_nodes; }
     QComboBox *speedBox() const { return m_speed; }
 
 Q_SIGNALS:
@@ -48,9 +56,13 @@ Q_SIGNALS:
 private:
     void emitSetup();
     void stepSpeed(int delta);
+    int defaultNodes() const;
 
     QComboBox *m_scenario;
     QSpinBox *m_seed;
+    QSpinBox *m_nodes;
+    QHash<QString, int> m_scenarioNodes;
+    SessionSetup m_menuParts; // speedModel, speedTable: chosen in menus, carried along
     QComboBox *m_policy;
     QComboBox *m_speed;
     QAction *m_play, *m_stepForward, *m_stepBack, *m_first, *m_last, *m_openTrace;

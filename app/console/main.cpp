@@ -11,6 +11,8 @@
 #include "liveoperations.h"
 #include "jobtablepanel.h"
 #include "mainwindow.h"
+#include "modelprofile.h"
+#include "policyfiles.h"
 #include "scenario.h"
 #include "scheduler.h"
 #ifdef DL2_HAVE_LEARNING
@@ -64,6 +66,25 @@ struct ConsoleOptions
                               QStringLiteral("Scheduling policy (default dl2 if available, else "
                                              "drf)."),
                               QStringLiteral("P")};
+    QCommandLineOption checkpoint{QStringLiteral("checkpoint"),
+                                  QStringLiteral("Policy file (.dl2ckpt) or shipped policy name "
+                                                 "(dl2 policy list) for dl2 / dl2-plus; sets the "
+                                                 "policy to the file's kind."),
+                                  QStringLiteral("FILE")};
+    QCommandLineOption speedModel{QStringLiteral("speed-model"),
+                                  QStringLiteral("rbf: the measured table, exactly interpolated "
+                                                 "(default, the published setting); optimus: the "
+                                                 "fitted parametric model. Remembered."),
+                                  QStringLiteral("MODEL")};
+    QCommandLineOption speedTable{QStringLiteral("speed-table"),
+                                  QStringLiteral("Measured speeds to use instead of the built-in "
+                                                 "table (DL2 tuple format or CSV "
+                                                 "model,ps,workers,speed). Remembered."),
+                                  QStringLiteral("FILE")};
+    QCommandLineOption nodes{QStringLiteral("nodes"),
+                             QStringLiteral("Cluster size in nodes (default: the scenario's, "
+                                            "also for --trace)."),
+                             QStringLiteral("N")};
     QCommandLineOption slot{QStringLiteral("slot"), QStringLiteral("Slot to open at."),
                             QStringLiteral("K")};
     QCommandLineOption shot{QStringLiteral("screenshot"),
@@ -144,7 +165,8 @@ struct ConsoleOptions
             QStringLiteral("Replay, inspect and compare deep-learning cluster schedulers."));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addOptions({scenario, seed, trace, policy, slot, shot, size, compare, select, dark,
+        parser.addOptions({scenario, seed, trace, policy, checkpoint, speedModel, speedTable, nodes,
+                           slot, shot, size, compare, select, dark,
                            showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
                            tokenFile, firstFrame, trainingCurves, trainingBaselines});
     }
@@ -253,6 +275,40 @@ int main(int argc, char *argv[])
     setup.policy = parser.isSet(o.policy) ? parser.value(o.policy) : settings.policy();
     if (parser.isSet(o.policy) && !dl2::isScheduler(setup.policy.toStdString()))
         return fail(QStringLiteral("unknown policy '%1'").arg(setup.policy));
+    // A policy file: its kind is the policy (and must agree with --policy).
+    const bool fromCommandLine = parser.isSet(o.scenario) || parser.isSet(o.trace) || parser.isSet(o.policy);
+    setup.checkpoint = parser.isSet(o.checkpoint) ? parser.value(o.checkpoint)
+                       : fromCommandLine           ? QString()
+                                                   : settings.checkpoint();
+    if (!setup.checkpoint.isEmpty()) {
+        try {
+            const PolicyFile file = inspectPolicyFile(setup.checkpoint);
+            if (parser.isSet(o.policy) && file.kind != setup.policy)
+                return fail(QStringLiteral("--checkpoint %1 holds a %2 policy, not %3")
+                                .arg(setup.checkpoint, file.kind, setup.policy));
+            setup.policy = file.kind;
+        } catch (const std::exception &e) {
+            if (parser.isSet(o.checkpoint))
+                return fail(QString::fromStdString(e.what()));
+            setup.checkpoint.clear(); // a remembered file that went away: the shipped default
+        }
+    }
+    setup.speedModel = parser.isSet(o.speedModel) ? parser.value(o.speedModel) : settings.speedModel();
+    setup.speedTable = parser.isSet(o.speedTable) ? parser.value(o.speedTable) : settings.speedTable();
+    try {
+        setup.speedModel = QString::fromLatin1(
+            dl2::toString(dl2::speedModelChoiceFromString(setup.speedModel.toStdString())));
+        if (parser.isSet(o.speedTable) || parser.isSet(o.speedModel)) // a bad table fails here, not later
+            dl2::profilesFor(dl2::speedModelChoiceFromString(setup.speedModel.toStdString()),
+                             setup.speedTable.toStdString());
+    } catch (const std::exception &e) {
+        return fail(QStringLiteral("--speed-model/--speed-table: %1").arg(QString::fromStdString(e.what())));
+    }
+    setup.nodes = parser.isSet(o.nodes) ? parser.value(o.nodes).toInt(&ok)
+                  : fromCommandLine     ? 0
+                                        : settings.nodes();
+    if (!ok || setup.nodes < 0 || (parser.isSet(o.nodes) && setup.nodes < 1) || setup.nodes > 1000000)
+        return fail(QStringLiteral("--nodes needs an integer from 1 to 1000000"));
     const int slot = parser.isSet(o.slot) ? parser.value(o.slot).toInt(&ok) : 0;
     if (!ok || slot < 0)
         return fail(QStringLiteral("--slot needs a non-negative integer"));

@@ -8,6 +8,7 @@
 #include "decisioninspector.h"
 #include "decisionqueuepanel.h"
 #include "liveoperations.h"
+#include "policyfiles.h"
 #include "jobspeedplot.h"
 #include "jobtablemodel.h"
 #include "jobtablepanel.h"
@@ -22,6 +23,7 @@
 #include "utilisationplot.h"
 #include "viewrefresher.h"
 
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
@@ -62,6 +64,10 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
         policyTips << QString::fromStdString(p.description);
     }
     m_toolBar->setScenarios(scenarios, scenarioTips);
+    QHash<QString, int> nodes;
+    for (const auto &s : dl2::builtinScenarios())
+        nodes.insert(QString::fromStdString(s.name), s.cluster.nodes);
+    m_toolBar->setScenarioNodes(nodes);
     m_toolBar->setPolicies(policies, policyTips);
     addToolBar(Qt::TopToolBarArea, m_toolBar);
     addToolBarBreak();
@@ -85,10 +91,10 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
     m_liveDefaults.auditFile = defaultAuditFile();
 
     QStringList checked = settings->comparisonPolicies();
-    if (checked.isEmpty())
-        for (const QString &p : policies)
-            if (checked.size() < 5 && !p.contains(QLatin1Char('-')))
-                checked << p;
+    if (checked.isEmpty()) // the reference's best heuristics, the strongest simple rule, DL2
+        for (const char *p : {"drf", "optimus", "best-config", "dl2", "dl2-plus"})
+            if (policies.contains(QLatin1String(p)))
+                checked << QLatin1String(p);
     m_comparison->setPolicies(policies, checked);
     m_comparison->setScenarios(scenarios);
     m_training->setScenarios(scenarios);
@@ -197,6 +203,25 @@ void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_toolBar->openTraceAction());
+    QAction *loadPolicy = file->addAction(tr("Load &policy…"), this, &MainWindow::openPolicyFile);
+    loadPolicy->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
+    loadPolicy->setObjectName(QStringLiteral("loadPolicy"));
+    loadPolicy->setToolTip(tr("Run a dl2 or dl2-plus policy file (.dl2ckpt) — Ctrl+Shift+O"));
+    const QList<ShippedPolicyEntry> shipped = shippedPolicyEntries();
+    if (!shipped.isEmpty()) {
+        QMenu *menu = file->addMenu(tr("S&hipped policies"));
+        menu->setToolTipsVisible(true);
+        for (const ShippedPolicyEntry &e : shipped) {
+            QAction *a = menu->addAction(tr("%1 (%2)").arg(e.name, e.kind), this, [this, e] {
+                reload([&e](SessionSetup &s) {
+                    s.policy = e.kind;
+                    s.checkpoint = e.name;
+                });
+            });
+            a->setToolTip(e.description);
+            a->setObjectName(QStringLiteral("shippedPolicy:") + e.name);
+        }
+    }
     file->addSeparator();
     QAction *quit = file->addAction(tr("&Quit"), this, &QWidget::close);
     quit->setShortcut(QKeySequence::Quit);
@@ -207,6 +232,26 @@ void MainWindow::buildMenus()
           m_toolBar->firstAction(), m_toolBar->lastAction(), m_toolBar->slowerAction(),
           m_toolBar->fasterAction()})
         sim->addAction(a);
+    sim->addSeparator();
+    QMenu *speedModel = sim->addMenu(tr("Speed &model"));
+    auto *speedGroup = new QActionGroup(this);
+    m_measuredSpeeds = speedModel->addAction(tr("&Measured speeds (exact RBF, the published setting)"));
+    m_fittedSpeeds = speedModel->addAction(tr("&Fitted Optimus model"));
+    for (QAction *a : {m_measuredSpeeds, m_fittedSpeeds}) {
+        a->setCheckable(true);
+        speedGroup->addAction(a);
+    }
+    m_measuredSpeeds->setChecked(true);
+    m_measuredSpeeds->setObjectName(QStringLiteral("speedModelMeasured"));
+    m_fittedSpeeds->setObjectName(QStringLiteral("speedModelFitted"));
+    connect(m_measuredSpeeds, &QAction::triggered, this,
+            [this] { reload([](SessionSetup &s) { s.speedModel = QStringLiteral("rbf"); }); });
+    connect(m_fittedSpeeds, &QAction::triggered, this,
+            [this] { reload([](SessionSetup &s) { s.speedModel = QStringLiteral("optimus"); }); });
+    speedModel->addSeparator();
+    speedModel->addAction(tr("Load speed &table…"), this, &MainWindow::openSpeedTable);
+    speedModel->addAction(tr("&Built-in speed table"), this,
+                          [this] { reload([](SessionSetup &s) { s.speedTable.clear(); }); });
 
     QMenu *ops = menuBar()->addMenu(tr("&Operations"));
     for (QAction *a : {m_queue->approveAction(), m_queue->rejectAction(),
@@ -280,6 +325,7 @@ void MainWindow::connectSession()
             types << QString::fromStdString(m_session->profiles()[t].name);
         m_decisions->setTypeNames(types);
         setWindowTitle(tr("%1 · %2").arg(info.traceName, info.policy));
+        m_status->setRun(info.speedModel, m_session->setup().nodes > 0 ? info.nodes : 0, info.checkpoint);
         m_lastGood = m_session->setup();
         m_haveLastGood = true;
     });
@@ -299,19 +345,68 @@ void MainWindow::connectSession()
 void MainWindow::load(const SessionSetup &requested)
 {
     SessionSetup setup = requested;
-    if (setup.policy.isEmpty() || !dl2::isScheduler(setup.policy.toStdString()))
+    if (setup.policy.isEmpty() || !dl2::isScheduler(setup.policy.toStdString())) {
         setup.policy = defaultPolicy();
+        setup.checkpoint.clear();
+    }
     m_toolBar->setSetup(setup);
     m_settings->setScenario(setup.scenario);
     m_settings->setSeed(setup.seed);
     m_settings->setTraceFile(setup.traceFile);
     m_settings->setPolicy(setup.policy);
+    m_settings->setCheckpoint(setup.checkpoint);
+    m_settings->setSpeedModel(setup.speedModel);
+    m_settings->setSpeedTable(setup.speedTable);
+    m_settings->setNodes(setup.nodes);
+    if (m_measuredSpeeds)
+        (setup.speedModel == QLatin1String("optimus") ? m_fittedSpeeds : m_measuredSpeeds)->setChecked(true);
+    m_comparison->setRunSettings(setup);
     m_jobModel->clear();
     if (m_session->isLive()) { // stay in live operations, with the new scenario/policy
         startLive();
         return;
     }
     m_session->load(setup);
+}
+
+void MainWindow::reload(const std::function<void(SessionSetup &)> &change)
+{
+    SessionSetup setup = m_toolBar->setup();
+    change(setup);
+    load(setup);
+}
+
+void MainWindow::openPolicyFile()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Load policy"), m_settings->lastDirectory(),
+        tr("DL2 policies (*.dl2ckpt);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    m_settings->setLastDirectory(QFileInfo(path).absolutePath());
+    try {
+        const PolicyFile policy = inspectPolicyFile(path);
+        reload([&policy](SessionSetup &s) {
+            s.policy = policy.kind;
+            s.checkpoint = policy.checkpoint;
+        });
+    } catch (const std::exception &e) {
+        onError(QString::fromStdString(e.what()));
+    }
+}
+
+void MainWindow::openSpeedTable()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Load measured speeds"), m_settings->lastDirectory(),
+        tr("Speed tables (*.csv *.txt);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    m_settings->setLastDirectory(QFileInfo(path).absolutePath());
+    reload([&path](SessionSetup &s) {
+        s.speedTable = path;
+        s.speedModel = QStringLiteral("rbf");
+    });
 }
 
 QString MainWindow::defaultAuditFile()
@@ -337,6 +432,7 @@ void MainWindow::startLive()
     live.scenario = current.scenario;
     live.seed = current.seed;
     live.policy = current.policy.isEmpty() ? defaultPolicy() : current.policy;
+    live.checkpoint = current.checkpoint;
     const GateSettings gate = m_queue->gateSettings();
     live.mode = gate.mode;
     live.rulesFile = gate.rulesFile;

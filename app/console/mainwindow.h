@@ -7,6 +7,9 @@
 
 #include <QMainWindow>
 
+#include <functional>
+
+class QAction;
 class QDockWidget;
 class QTabWidget;
 class QToolBar;
@@ -89,6 +92,10 @@ private:
     void connectSession();
     void onError(const QString &message);
     void openTraceFile();
+    void openPolicyFile();
+    void openSpeedTable();
+    // Loads the current setup with some fields changed (menus).
+    void reload(const std::function<void(SessionSetup &)> &change);
     void onSelection(const QList<int> &jobIds);
     void saveState();
     void onTabChanged(int index);
@@ -121,6 +128,8 @@ private:
     QByteArray m_defaultState;
     QByteArray m_liveState; // dock layout of the Cluster tab while another page is shown
     QToolBar *m_timelineBar = nullptr;
+    QAction *m_measuredSpeeds = nullptr;
+    QAction *m_fittedSpeeds = nullptr;
     SessionSetup m_lastGood;
     bool m_haveLastGood = false;
 };

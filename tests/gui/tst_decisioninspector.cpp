@@ -10,6 +10,7 @@
 #include "decisionqueuemodel.h"
 #include "decisionqueuepanel.h"
 #include "decisionstatemodel.h"
+#include "comparisonpage.h"
 #include "decisionstepsmodel.h"
 #include "dl2policy.h"
 #include "jobtablemodel.h"
@@ -20,6 +21,8 @@
 #include "rewardplot.h"
 #include "scenario.h"
 #include "scheduler.h"
+#include "sessionstatusbar.h"
+#include "sessiontoolbar.h"
 #include "settings.h"
 #include "simulatedconnector.h"
 #include "simulationworker.h"
@@ -27,6 +30,8 @@
 #include "viewrefresher.h"
 
 #include <QAbstractItemModelTester>
+#include <QAction>
+#include <QComboBox>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -43,12 +48,13 @@ struct StraightRun
     std::unique_ptr<dl2::Scheduler> scheduler;
     std::unique_ptr<dl2::Simulator> simulator;
 
-    StraightRun(const QString &policy, int slot)
+    StraightRun(const QString &policy, int slot, const QString &checkpoint = {})
     {
         const dl2::Scenario &scenario = dl2::scenarioByName(kScenario.toStdString());
         dl2::SchedulerConfig config;
         config.scenario = scenario.name;
         config.seed = 1;
+        config.checkpoint = checkpoint.toStdString();
         scheduler = dl2::makeScheduler(policy.toStdString(), config);
         scheduler->reset();
         if (auto *p = dynamic_cast<dl2::Dl2Policy *>(scheduler.get()))
@@ -89,6 +95,8 @@ private Q_SLOTS:
     void inspectorShowsPolicyRecords_data();
     void inspectorShowsPolicyRecords();
     void placeholderForOtherPolicies();
+    void comparisonDefaultsIncludeTheLearnedPolicies();
+    void shippedPolicyFromTheFileMenu(); // before the live tests: the window stays live after them
     void valueSeriesOnlyForLearnedPolicies_data();
     void valueSeriesOnlyForLearnedPolicies();
     void replayFromKeyframeEqualsStraightRun_data();
@@ -379,6 +387,51 @@ void TestDecisionInspector::queueConfidenceIsPlannerProbability()
     // Every decision of a learned policy carries V(s).
     for (const auto &e : batch.entries)
         QVERIFY(e.decision.value.has_value());
+}
+
+// File > Shipped policies runs that policy (a file in all but name): the views show exactly a
+// straight run with that checkpoint, and the status bar and toolbar say which file it is.
+void TestDecisionInspector::shippedPolicyFromTheFileMenu()
+{
+    load(QStringLiteral("drf"));
+    auto *action = m_window->findChild<QAction *>(QStringLiteral("shippedPolicy:dl2-plus-contended"));
+    QVERIFY(action);
+    action->trigger();
+    QTRY_COMPARE(m_window->session()->setup().checkpoint, u"dl2-plus-contended"_qs);
+    QCOMPARE(m_window->session()->setup().policy, u"dl2-plus"_qs);
+    QVERIFY(m_window->raiseDock(QStringLiteral("jobs")));
+    const int slot = 4;
+    show(slot);
+    QVERIFY2(m_window->sessionStatusBar()->runText().contains(QStringLiteral("dl2-plus-contended")),
+             qPrintable(m_window->sessionStatusBar()->runText()));
+    QVERIFY(m_window->toolBar()->policyBox()->currentText().contains(QStringLiteral("dl2-plus-contended")));
+    QCOMPARE(m_settings->checkpoint(), u"dl2-plus-contended"_qs);
+
+    const StraightRun file(QStringLiteral("dl2-plus"), slot, QStringLiteral("dl2-plus-contended"));
+    const StraightRun shipped(QStringLiteral("dl2-plus"), slot);
+    const DecisionLog &log = m_window->session()->decisions();
+    QCOMPARE(log.steps.size(), file.records().size());
+    bool differsFromDefault = log.steps.size() != shipped.records().size();
+    for (size_t i = 0; i < log.steps.size(); ++i) {
+        QCOMPARE(log.steps[i].probabilities, file.records()[i].probabilities);
+        differsFromDefault = differsFromDefault || i >= shipped.records().size() ||
+                             log.steps[i].probabilities != shipped.records()[i].probabilities;
+    }
+    QVERIFY(differsFromDefault); // really the file, not the scenario's default policy
+
+    // Choosing a baseline again drops the file.
+    SessionSetup back = m_window->toolBar()->setup();
+    QCOMPARE(back.checkpoint, u"dl2-plus-contended"_qs);
+    m_window->toolBar()->policyBox()->setCurrentIndex(m_window->toolBar()->policyBox()->findText(u"drf"_qs));
+    QVERIFY(m_window->toolBar()->setup().checkpoint.isEmpty());
+}
+
+void TestDecisionInspector::comparisonDefaultsIncludeTheLearnedPolicies()
+{
+    // Fresh settings: the comparison starts with DRF, Optimus, best-config, dl2 and dl2-plus.
+    const QStringList checked = m_window->comparisonPage()->checkedPolicies();
+    for (const char *p : {"drf", "optimus", "best-config", "dl2", "dl2-plus"})
+        QVERIFY2(checked.contains(QLatin1String(p)), qPrintable(checked.join(u',')));
 }
 
 // A valid action whose probability rounds to 0 is still valid; a masked one is not, and

@@ -9,6 +9,7 @@
 #include "jobspeedplot.h"
 #include "jobtablemodel.h"
 #include "jobtablepanel.h"
+#include "modelprofile.h"
 #include "consolefixture.h"
 #include "mainwindow.h"
 #include "scenario.h"
@@ -24,7 +25,9 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QDockWidget>
+#include <QLabel>
 #include <QScrollBar>
+#include <QSpinBox>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTableView>
@@ -48,6 +51,7 @@ private Q_SLOTS:
     void decisionInspectorPlaceholder();
     void heatMapWhenZoomedOut();
     void badTraceKeepsConsoleUsable();
+    void speedModelAndClusterSize();
     void layoutIsSavedAndReset();
     void layoutAndChoicesPersist();
     void pagesTakeTheWholeWindow();
@@ -323,6 +327,67 @@ void TestMainWindow::pagesTakeTheWholeWindow()
     QTest::keyClick(m_window.get(), Qt::Key_1, Qt::ControlModifier);
     QCOMPARE(tabs->currentIndex(), 0);
     QVERIFY(jobs->isVisible());
+}
+
+// Simulation > Speed model switches the run between the measured table and the fitted model
+// (remembered, in the status bar); the toolbar's cluster size replaces the scenario's.
+void TestMainWindow::speedModelAndClusterSize()
+{
+    auto *fitted = m_window->findChild<QAction *>(QStringLiteral("speedModelFitted"));
+    auto *measured = m_window->findChild<QAction *>(QStringLiteral("speedModelMeasured"));
+    QVERIFY(fitted && measured);
+    QVERIFY(measured->isChecked());
+    QVERIFY2(m_window->sessionStatusBar()->runText().contains(QStringLiteral("measured")),
+             qPrintable(m_window->sessionStatusBar()->runText()));
+
+    // A job's speed in the views is the speed model's at its allocation.
+    auto speedsAt = [this](int slot, const dl2::ProfileSet &profiles) {
+        QVERIFY(m_window->session()->waitForSlot(slot));
+        flush();
+        int checked = 0;
+        for (const auto &job : m_window->session()->snapshot().jobs)
+            if (job.status == dl2::JobStatus::Running && job.workers > 0 && job.ps > 0) {
+                QCOMPARE(job.speed, profiles[job.type].speed->speed(job.ps, job.workers));
+                ++checked;
+            }
+        QVERIFY(checked > 0);
+    };
+    speedsAt(3, dl2::ProfileSet::reference(dl2::SpeedModelChoice::Measured));
+    fitted->trigger();
+    QTRY_VERIFY(m_window->session()->isLoaded());
+    QCOMPARE(m_window->session()->setup().speedModel, u"optimus"_qs);
+    QCOMPARE(m_settings->speedModel(), u"optimus"_qs);
+    speedsAt(3, dl2::ProfileSet::reference(dl2::SpeedModelChoice::Fitted));
+    QVERIFY2(m_window->sessionStatusBar()->runText().contains(QStringLiteral("fitted")),
+             qPrintable(m_window->sessionStatusBar()->runText()));
+    auto *runOn = m_window->comparisonPage()->findChild<QLabel *>(QStringLiteral("comparisonRunOn"));
+    QVERIFY(runOn);
+    QVERIFY2(runOn->text().contains(QStringLiteral("fitted")), qPrintable(runOn->text()));
+
+    // Cluster size: 12 nodes instead of dl2-small's 96.
+    QSpinBox *nodes = m_window->toolBar()->nodesBox();
+    QCOMPARE(nodes->value(), dl2::scenarioByName("dl2-small").cluster.nodes);
+    nodes->setFocus();
+    nodes->selectAll();
+    QTest::keyClicks(nodes, QStringLiteral("12"));
+    QTest::keyClick(nodes, Qt::Key_Return);
+    QTRY_COMPARE(m_window->session()->setup().nodes, 12);
+    QVERIFY(m_window->session()->waitForSlot(1));
+    QCOMPARE(m_window->session()->runInfo().nodes, 12);
+    QCOMPARE(m_settings->nodes(), 12);
+    flush();
+    QCOMPARE(m_window->occupancyView()->nodeCount(), 12);
+    QVERIFY2(m_window->sessionStatusBar()->runText().contains(QStringLiteral("12 nodes")),
+             qPrintable(m_window->sessionStatusBar()->runText()));
+
+    measured->trigger(); // back, keeping the cluster size
+    QTRY_COMPARE(m_window->session()->setup().speedModel, u"rbf"_qs);
+    QCOMPARE(m_window->session()->setup().nodes, 12);
+    SessionSetup reset = m_window->session()->setup();
+    reset.nodes = 0;
+    m_window->load(reset);
+    QVERIFY(m_window->session()->waitForSlot(0));
+    QCOMPARE(nodes->value(), dl2::scenarioByName("dl2-small").cluster.nodes);
 }
 
 void TestMainWindow::layoutIsSavedAndReset()

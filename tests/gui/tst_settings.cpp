@@ -28,6 +28,14 @@ void TestSettings::defaultsAndRoundTrip()
         QCOMPARE(s.scenario(), u"dl2-reference"_qs);
         QCOMPARE(s.seed(), quint64(1));
         QVERIFY(s.policy().isEmpty());
+        QCOMPARE(s.speedModel(), u"rbf"_qs); // the measured table by default
+        QVERIFY(s.speedTable().isEmpty());
+        QVERIFY(s.checkpoint().isEmpty());
+        QCOMPARE(s.nodes(), 0);
+        s.setSpeedModel(QStringLiteral("optimus"));
+        s.setSpeedTable(QStringLiteral("/data/speeds.csv"));
+        s.setCheckpoint(QStringLiteral("dl2-plus-contended"));
+        s.setNodes(120);
         s.setScenario(QStringLiteral("dl2-small"));
         s.setSeed(7);
         s.setPolicy(QStringLiteral("fifo"));
@@ -41,6 +49,12 @@ void TestSettings::defaultsAndRoundTrip()
     QCOMPARE(again.policy(), u"fifo"_qs);
     QCOMPARE(again.speed(), 15.0);
     QCOMPARE(again.comparisonPolicies(), (QStringList{u"drf"_qs, u"srtf"_qs}));
+    QCOMPARE(again.speedModel(), u"optimus"_qs);
+    QCOMPARE(again.speedTable(), u"/data/speeds.csv"_qs);
+    QCOMPARE(again.checkpoint(), u"dl2-plus-contended"_qs);
+    QCOMPARE(again.nodes(), 120);
+    again.setSpeedModel(QStringLiteral("no-such-model")); // a hand-edited file: the default
+    QCOMPARE(again.speedModel(), u"rbf"_qs);
 }
 
 void TestSettings::changedOnlyOnRealChange()

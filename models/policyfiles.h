@@ -1,0 +1,29 @@
+#pragma once
+// Policy files for the console (File > Load policy…, --checkpoint): what a checkpoint file
+// or a shipped policy's name holds, and the shipped policies. Reading needs the learning
+// library; a console built without it has no learned policies to load.
+
+#include <QList>
+#include <QString>
+
+namespace dl2console {
+
+struct PolicyFile
+{
+    QString kind;       // "dl2" or "dl2-plus"
+    QString checkpoint; // the file, or the shipped policy's name, as given
+};
+
+// Reads the checkpoint (a file or a shipped policy's name, e.g. dl2-plus-contended); throws
+// std::exception whose message names the file and what is wrong.
+PolicyFile inspectPolicyFile(const QString &nameOrPath);
+
+struct ShippedPolicyEntry
+{
+    QString name;
+    QString kind;
+    QString description; // when it is the default, what it was trained on
+};
+QList<ShippedPolicyEntry> shippedPolicyEntries();
+
+} // namespace dl2console
