@@ -86,6 +86,10 @@ struct RunInfo
     int jobs = 0;
     double slotSeconds = 1200.0;
     int maxSlots = 1000;
+    // Live operations: the cluster being operated ("sim", "kubernetes"; "embedded" for the
+    // in-process simulator) and its description ("simulated cluster (dl2-small, seed 1)").
+    QString backend;
+    QString cluster;
 };
 
 } // namespace dl2console

@@ -137,6 +137,10 @@ struct ConsoleOptions
         QStringLiteral("Training page: reference lines (DRF, Optimus, lower bound) simulated on "
                        "SCENARIO's validation traces (seeds A-B, default 100-109 as dl2 train)."),
         QStringLiteral("SCENARIO[:A-B]")};
+    QCommandLineOption historySlot{QStringLiteral("history-slot"),
+                                   QStringLiteral("Live, with --screenshot: once at --slot, show "
+                                                  "slot K of the live history (read-only)."),
+                                   QStringLiteral("K")};
 
     void configure(QCommandLineParser &parser) const
     {
@@ -146,7 +150,8 @@ struct ConsoleOptions
         parser.addVersionOption();
         parser.addOptions({scenario, seed, trace, policy, slot, shot, size, compare, select, dark,
                            showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
-                           tokenFile, firstFrame, trainingCurves, trainingBaselines});
+                           tokenFile, firstFrame, trainingCurves, trainingBaselines,
+                           historySlot});
     }
 };
 
@@ -391,6 +396,15 @@ int main(int argc, char *argv[])
             return fail(error);
         if (auto *d = window.findChild<QDockWidget *>(QStringLiteral("decisionQueueDock")))
             d->raise();
+        if (parser.isSet(o.historySlot)) {
+            const int k = parser.value(o.historySlot).toInt(&ok);
+            if (!ok || k < 0 || k >= session->liveSlot())
+                return fail(QStringLiteral("--history-slot: slot %1 is not in the live history "
+                                           "(slots 0..%2)")
+                                .arg(parser.value(o.historySlot))
+                                .arg(session->liveSlot() - 1));
+            session->seek(k);
+        }
     } else if (!window.session()->waitForSlot(slot, 120000))
         return fail(error.isEmpty() ? QStringLiteral("timed out reaching slot %1").arg(slot)
                                     : error);

@@ -94,6 +94,7 @@ private:
     void onTabChanged(int index);
     void onLiveChanged();
     void updateConnector();
+    void updateLiveView();
     void onGateSettings(const GateSettings &settings);
 
     Settings *m_settings;
