@@ -36,6 +36,10 @@ struct SlotSummary
     int queued = 0;
     int running = 0;
     int finished = 0;
+    // Time the jobs spent in the system during this slot, in job-slots (1 per arrived,
+    // unfinished job, the fraction it needed for one that finished here): summed over the
+    // slots it is the cumulative JCT, and over the whole run the total JCT.
+    double jobSlots = 0.0;
     std::vector<int> arrivals;
     std::vector<int> completions;
     std::vector<JobSlotRecord> jobs; // trace order

@@ -7,6 +7,7 @@
 #include "consolesession.h"
 #include "decisioninspector.h"
 #include "decisionqueuepanel.h"
+#include "instructortools.h"
 #include "liveoperations.h"
 #include "jobspeedplot.h"
 #include "jobtablemodel.h"
@@ -96,6 +97,7 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
     buildDocks();
     buildMenus();
     connectSession();
+    m_instructor = new InstructorTools(this, m_tabs, settings);
 
     m_defaultState = QMainWindow::saveState();
     if (m_restoreLayout) {
