@@ -14,6 +14,7 @@ packages=(
   openssl           # test certificates for the agent's TLS fault test
   libsqlite3-dev    # the audit log's fault-injection VFS (Qt's SQLite driver uses the same library)
   clang libclang-rt-14-dev   # libFuzzer targets (preset fuzz)
+  libarchive-dev    # trace-import reads the public traces as published (.gz, .tar.gz, .zip)
 )
 
 SUDO=""
