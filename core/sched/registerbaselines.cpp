@@ -31,6 +31,8 @@ void registerReferenceBaselines()
          makeBestConfig},
         {"best-config-est", "Like best-config, choosing settings on the fitted speed estimate",
          makeBestConfigEst},
+        {"observed", "Replays an imported trace's history: each job's observed allocation from "
+                     "its observed start", makeObserved},
     };
     for (const auto &b : baselines) {
         const Make make = b.make;
