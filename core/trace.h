@@ -40,7 +40,7 @@ struct JobSpec
     std::string model;
     double epochs = 0.0;                    // true total epochs (completion uses these)
     std::optional<double> estimatedEpochs;  // what the scheduler sees, when set
-    JobSource source{}; // (a default member initializer: brace-initialised specs may omit it)
+    JobSource source{}; // (default member initializer: {id, slot, model, epochs, estimate} stays complete)
     bool operator==(const JobSpec &) const = default;
 };
 
@@ -61,10 +61,11 @@ struct Trace
 {
     std::string name;
     std::vector<JobSpec> jobs;
-    std::optional<double> slotSeconds; // the slot length the arrival slots were made for
-    std::optional<double> timeOrigin;  // source-clock seconds at the start of slot 0
-    std::optional<TraceCluster> cluster;
-    std::string source;                // where it was imported from, when it was
+    // (Default member initializers: Trace{name, jobs} stays a complete initialisation.)
+    std::optional<double> slotSeconds{}; // the slot length the arrival slots were made for
+    std::optional<double> timeOrigin{};  // source-clock seconds at the start of slot 0
+    std::optional<TraceCluster> cluster{};
+    std::string source{};                // where it was imported from, when it was
 
     // Checks ids unique, arrival >= 0, epochs > 0 and finite, models known, source fields
     // sane; throws dl2::Error naming `origin` and the job.

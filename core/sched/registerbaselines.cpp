@@ -31,13 +31,15 @@ void registerReferenceBaselines()
          makeBestConfig},
         {"best-config-est", "Like best-config, choosing settings on the fitted speed estimate",
          makeBestConfigEst},
-        {"observed", "Replays an imported trace's history: each job's observed allocation from "
-                     "its observed start", makeObserved},
     };
     for (const auto &b : baselines) {
         const Make make = b.make;
         registerScheduler({b.name, b.description, [make](const SchedulerConfig &) { return make(); }});
     }
+    registerScheduler({"observed",
+                       "Replays an imported trace's history: each job's observed allocation from "
+                       "its observed start",
+                       [](const SchedulerConfig &) { return makeObserved(); }, true});
 }
 
 } // namespace dl2
