@@ -15,6 +15,7 @@ packages=(
   libsqlite3-dev    # the audit log's fault-injection VFS (Qt's SQLite driver uses the same library)
   clang libclang-rt-14-dev   # libFuzzer targets (preset fuzz)
   libavcodec-dev libavformat-dev libswscale-dev   # replay export as WebM/MP4/GIF/APNG
+  libarchive-dev    # trace-import reads the public traces as published (.gz, .tar.gz, .zip)
 )
 
 SUDO=""
