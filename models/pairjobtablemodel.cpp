@@ -128,7 +128,7 @@ QString PairJobTableModel::allocationText(int side, int row) const
         return tr("%1 w · %2 ps").arg(a.workers).arg(a.ps);
     case dl2::JobStatus::Finished:
         return j->finishTime >= m_slots[side] ? tr("%1 w · %2 ps, done").arg(a.workers).arg(a.ps)
-                                             : tr("done %1").arg(j->finishTime, 0, 'f', 1);
+                                             : tr("done at %1").arg(j->finishTime, 0, 'f', 1);
     }
     return {};
 }

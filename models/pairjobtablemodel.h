@@ -21,13 +21,13 @@ public:
     enum Column
     {
         IdColumn,
-        ModelColumn,
-        ArrivalColumn,
         LeftAllocationColumn,
         RightAllocationColumn,
         DifferenceColumn,
         LeftProgressColumn,
         RightProgressColumn,
+        ModelColumn, // last: what differs matters more than what the job trains
+        ArrivalColumn,
         ColumnCount
     };
     enum Role

@@ -10,6 +10,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QEvent>
 #include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -194,6 +195,11 @@ QWidget *SideBySidePage::buildJobs()
     m_jobView->verticalHeader()->hide();
     m_jobView->verticalHeader()->setDefaultSectionSize(m_jobView->fontMetrics().height() + 6);
     m_jobView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // What the two policies do is the point: those columns always fit their text (measured on
+    // at most the header's resizeContentsPrecision rows, so large traces stay cheap).
+    for (int c : {PairJobTableModel::LeftAllocationColumn, PairJobTableModel::RightAllocationColumn,
+                  PairJobTableModel::DifferenceColumn})
+        m_jobView->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
     m_jobView->horizontalHeader()->setStretchLastSection(true);
     connect(m_jobProxy, &QAbstractItemModel::modelReset, m_jobView,
             &QTableView::resizeColumnsToContents);
@@ -419,6 +425,15 @@ void SideBySidePage::onTableSelection()
     if (rows.isEmpty())
         return; // a model reset clears the view's selection, not the page's
     selectJob(rows.front().data(PairJobTableModel::JobIdRole).toInt());
+}
+
+void SideBySidePage::changeEvent(QEvent *event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange) { // presentation mode: columns for the new font
+        m_jobView->verticalHeader()->setDefaultSectionSize(m_jobView->fontMetrics().height() + 6);
+        m_jobView->resizeColumnsToContents();
+    }
 }
 
 void SideBySidePage::showEvent(QShowEvent *event)

@@ -73,6 +73,7 @@ Q_SIGNALS:
     void selectionChanged(int jobId);
 
 protected:
+    void changeEvent(QEvent *event) override;
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
 

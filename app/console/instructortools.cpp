@@ -324,6 +324,14 @@ bool InstructorTools::exportReplay(const ExportRequest &request, ReplayExporter 
     settleViews();
     m_window->resize(size);
     settleViews();
+    // Cluster views fitted to their size in the frame (not to the window they had before).
+    if (pair) {
+        m_page->occupancy(0)->zoomToFit();
+        m_page->occupancy(1)->zoomToFit();
+    } else {
+        m_window->occupancyView()->zoomToFit();
+    }
+    settleViews();
 
     ReplayExporter::Range range{request.fileName, request.firstSlot, last, request.fps};
     ReplayExporter::Source source;

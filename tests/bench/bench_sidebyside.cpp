@@ -28,6 +28,7 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cstdio>
+#include <ctime>
 
 using namespace dl2console;
 
@@ -41,18 +42,37 @@ double percentile(std::vector<double> v, double p)
     return v[i];
 }
 
-// Request -> both sides show `slot` -> the page's views have refreshed and painted.
-double showSlot(LockstepReplay *replay, SideBySidePage *page, int slot)
+double processCpuMs()
 {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+struct SlotTiming
+{
+    double wallMs = 0;      // request -> both shown -> every view rendered
+    double simulateMs = 0;  // request -> both sessions show the slot
+    double cpuMs = 0;       // CPU time of all threads (GUI + both workers) for it
+};
+
+// Request -> both sides show `slot` -> the page's views have refreshed and painted.
+SlotTiming showSlot(LockstepReplay *replay, SideBySidePage *page, int slot)
+{
+    SlotTiming r;
+    const double cpu0 = processCpuMs();
     QElapsedTimer t;
     t.start();
     replay->seek(slot);
     while (!(replay->isIdle() && replay->currentSlot() == slot))
         QCoreApplication::processEvents(QEventLoop::WaitForMoreEvents, 5);
+    r.simulateMs = t.nsecsElapsed() / 1e6;
     page->refresher()->flush();
     QCoreApplication::sendPostedEvents(); // queued replots, layout, paint requests
     QCoreApplication::processEvents();
-    return t.nsecsElapsed() / 1e6;
+    r.wallMs = t.nsecsElapsed() / 1e6;
+    r.cpuMs = processCpuMs() - cpu0;
+    return r;
 }
 } // namespace
 
@@ -123,17 +143,20 @@ int main(int argc, char *argv[])
     QElapsedTimer total;
     total.start();
     for (int slot = 1; slot <= last; ++slot)
-        frames.push_back(showSlot(replay, page, slot));
+        frames.push_back(showSlot(replay, page, slot).wallMs);
     const double pairSlotsPerSecond = last / (total.nsecsElapsed() / 1e9);
 
-    std::vector<double> seeks;
+    std::vector<double> seeks, seekSim, seekCpu;
     QRandomGenerator rng(42);
     const int seekCount = parser.value(seeksOpt).toInt();
     for (int i = 0; i < seekCount; ++i) {
         int slot = static_cast<int>(rng.bounded(last + 1));
         if (slot == replay->currentSlot())
             slot = (slot + 1) % (last + 1);
-        seeks.push_back(showSlot(replay, page, slot));
+        const SlotTiming t = showSlot(replay, page, slot);
+        seeks.push_back(t.wallMs);
+        seekSim.push_back(t.simulateMs);
+        seekCpu.push_back(t.cpuMs);
     }
 
     // Export: frames per second of the whole pipeline (seek, render, encode).
@@ -155,9 +178,15 @@ int main(int argc, char *argv[])
     const double s50 = percentile(seeks, 0.5), s95 = percentile(seeks, 0.95),
                  sMax = seeks.empty() ? 0.0 : *std::max_element(seeks.begin(), seeks.end());
     const double f50 = percentile(frames, 0.5), f95 = percentile(frames, 0.95);
+    const double sim50 = percentile(seekSim, 0.5), sim95 = percentile(seekSim, 0.95);
+    const double cpu50 = percentile(seekCpu, 0.5), cpu95 = percentile(seekCpu, 0.95);
     std::printf("seek both to a random slot, until rendered: p50 %.1f ms, p95 %.1f ms, max %.1f ms "
                 "(%d seeks)\n",
                 s50, s95, sMax, seekCount);
+    std::printf("  of which until both replays show it: p50 %.1f ms, p95 %.1f ms\n", sim50, sim95);
+    std::printf("  CPU time of all threads per seek: p50 %.1f ms, p95 %.1f ms (wall on an idle "
+                "machine is at most this)\n",
+                cpu50, cpu95);
     std::printf("play: %.1f rendered pair slots/s; per slot p50 %.1f ms, p95 %.1f ms\n",
                 pairSlotsPerSecond, f50, f95);
     if (exported)
@@ -174,6 +203,10 @@ int main(int argc, char *argv[])
         o[QStringLiteral("slots")] = last + 1;
         o[QStringLiteral("seek_ms")] = QJsonObject{
             {QStringLiteral("p50"), s50}, {QStringLiteral("p95"), s95}, {QStringLiteral("max"), sMax}};
+        o[QStringLiteral("seek_until_both_shown_ms")] =
+            QJsonObject{{QStringLiteral("p50"), sim50}, {QStringLiteral("p95"), sim95}};
+        o[QStringLiteral("seek_cpu_ms")] =
+            QJsonObject{{QStringLiteral("p50"), cpu50}, {QStringLiteral("p95"), cpu95}};
         o[QStringLiteral("pair_slots_per_second")] = pairSlotsPerSecond;
         o[QStringLiteral("frame_ms")] =
             QJsonObject{{QStringLiteral("p50"), f50}, {QStringLiteral("p95"), f95}};
