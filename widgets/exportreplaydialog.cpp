@@ -30,7 +30,10 @@ ExportReplayDialog::ExportReplayDialog(const QStringList &views, int lastSlot,
     auto *browse = new QPushButton(tr("Browse…"), this);
     fileRow->addWidget(m_file, 1);
     fileRow->addWidget(browse);
-    form->addRow(tr("&File"), fileRow);
+    // Rows holding a layout get a label with an explicit buddy (else "&" shows literally).
+    auto *fileLabel = new QLabel(tr("&File"), this);
+    fileLabel->setBuddy(m_file);
+    form->addRow(fileLabel, fileRow);
 
     auto *slotRow = new QHBoxLayout;
     for (QSpinBox *s : {m_first, m_last})
@@ -41,7 +44,9 @@ ExportReplayDialog::ExportReplayDialog(const QStringList &views, int lastSlot,
     slotRow->addWidget(new QLabel(tr("to"), this));
     slotRow->addWidget(m_last);
     slotRow->addStretch(1);
-    form->addRow(tr("&Slots"), slotRow);
+    auto *slotLabel = new QLabel(tr("&Slots"), this);
+    slotLabel->setBuddy(m_first);
+    form->addRow(slotLabel, slotRow);
 
     m_fps->setRange(0.2, 30);
     m_fps->setDecimals(1);
@@ -68,6 +73,8 @@ ExportReplayDialog::ExportReplayDialog(const QStringList &views, int lastSlot,
         viewBox->addWidget(check);
     }
     form->addRow(tr("Views"), viewBox);
+    if (!views.contains(QLatin1String("cluster")))
+        viewBox->addWidget(new QLabel(tr("(the cluster view is always in)"), this));
     m_captions->setChecked(initial.captions);
     form->addRow(QString(), m_captions);
 
