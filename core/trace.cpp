@@ -5,6 +5,7 @@
 #include "modelprofile.h"
 #include "trace.pb.h"
 
+#include <QSaveFile>
 #include <QUtf8StringView>
 
 #include <google/protobuf/io/tokenizer.h>
@@ -12,10 +13,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <set>
+#include <functional>
 #include <sstream>
 
 namespace dl2 {
+
+// tracecsv.cpp: the CSV text, handed to `flush` as it grows.
+void appendCsv(const Trace &trace, std::string &out, const std::function<void(std::string &)> &flush);
 
 namespace {
 
@@ -84,34 +88,37 @@ Trace fromProto(const pb::Trace &msg)
     return trace;
 }
 
+void fillProto(pb::TraceJob *j, const JobSpec &spec)
+{
+    j->set_id(spec.id);
+    j->set_arrival_slot(spec.arrivalSlot);
+    j->set_model(spec.model);
+    j->set_epochs(spec.epochs);
+    if (spec.estimatedEpochs)
+        j->set_estimated_epochs(*spec.estimatedEpochs);
+    const JobSource &s = spec.source;
+    j->set_source_id(s.id);
+    j->set_user(s.user);
+    j->set_vc(s.vc);
+    j->set_status(s.status);
+    if (s.gpus)
+        j->set_gpus(*s.gpus);
+    if (s.submitTime)
+        j->set_submit_time(*s.submitTime);
+    if (s.queueSeconds)
+        j->set_queue_seconds(*s.queueSeconds);
+    if (s.durationSeconds)
+        j->set_duration_seconds(*s.durationSeconds);
+    j->set_workers(s.workers);
+    j->set_ps(s.ps);
+}
+
 pb::Trace toProto(const Trace &trace)
 {
     pb::Trace msg;
     msg.set_name(trace.name);
-    for (const auto &spec : trace.jobs) {
-        auto *j = msg.add_jobs();
-        j->set_id(spec.id);
-        j->set_arrival_slot(spec.arrivalSlot);
-        j->set_model(spec.model);
-        j->set_epochs(spec.epochs);
-        if (spec.estimatedEpochs)
-            j->set_estimated_epochs(*spec.estimatedEpochs);
-        const JobSource &s = spec.source;
-        j->set_source_id(s.id);
-        j->set_user(s.user);
-        j->set_vc(s.vc);
-        j->set_status(s.status);
-        if (s.gpus)
-            j->set_gpus(*s.gpus);
-        if (s.submitTime)
-            j->set_submit_time(*s.submitTime);
-        if (s.queueSeconds)
-            j->set_queue_seconds(*s.queueSeconds);
-        if (s.durationSeconds)
-            j->set_duration_seconds(*s.durationSeconds);
-        j->set_workers(s.workers);
-        j->set_ps(s.ps);
-    }
+    for (const auto &spec : trace.jobs)
+        fillProto(msg.add_jobs(), spec);
     if (trace.slotSeconds)
         msg.set_slot_seconds(*trace.slotSeconds);
     if (trace.timeOrigin)
@@ -138,35 +145,37 @@ std::string formatNumber(double v)
 constexpr int kMaxArrivalSlot = 1'000'000;
 
 // Source strings go into CSV cells and Protobuf strings: printable UTF-8 only.
-void checkText(const std::string &text, const std::string &what)
+template <class Where>
+void checkText(const std::string &text, const Where &where, const char *what)
 {
     for (const unsigned char c : text)
         if (c < 0x20 || c == 0x7f)
-            throw Error(what + ": control character in '" + text + "'");
+            throw Error(where() + ": " + what + ": control character in '" + text + "'");
     if (!QUtf8StringView(text).isValidUtf8())
-        throw Error(what + ": not valid UTF-8");
+        throw Error(where() + ": " + what + ": not valid UTF-8");
 }
 
-void checkOptional(const std::optional<double> &v, const std::string &where, const char *name,
-                   double min)
+template <class Where>
+void checkOptional(const std::optional<double> &v, const Where &where, const char *name, double min)
 {
     if (v && !(std::isfinite(*v) && *v >= min))
-        throw Error(where + ": " + name + " must be a finite number of at least " +
+        throw Error(where() + ": " + name + " must be a finite number of at least " +
                     formatNumber(min) + ", got " + formatNumber(*v));
 }
 
-void validateSource(const JobSource &s, const std::string &where)
+template <class Where>
+void validateSource(const JobSource &s, const Where &where)
 {
-    checkText(s.id, where + ": source_id");
-    checkText(s.user, where + ": user");
-    checkText(s.vc, where + ": vc");
-    checkText(s.status, where + ": status");
+    checkText(s.id, where, "source_id");
+    checkText(s.user, where, "user");
+    checkText(s.vc, where, "vc");
+    checkText(s.status, where, "status");
     checkOptional(s.gpus, where, "gpus", 0.0);
     checkOptional(s.submitTime, where, "submit_time", -1e12);
     checkOptional(s.queueSeconds, where, "queue_seconds", 0.0);
     checkOptional(s.durationSeconds, where, "duration_seconds", 0.0);
     if (s.workers < 0 || s.ps < 0 || s.workers > 4096 || s.ps > 4096 || (s.workers > 0) != (s.ps > 0))
-        throw Error(where + ": observed allocation " + std::to_string(s.ps) + " PS / " +
+        throw Error(where() + ": observed allocation " + std::to_string(s.ps) + " PS / " +
                     std::to_string(s.workers) + " workers: give both (1..4096) or neither");
 }
 
@@ -179,24 +188,33 @@ void Trace::validate(const ProfileSet &profiles, const std::string &origin) cons
     if (jobs.size() > 10'000'000)
         throw Error(origin + ": trace has " + std::to_string(jobs.size()) +
                     " jobs, more than the supported 10,000,000");
-    std::set<int> ids;
+    // Duplicate ids: sorted copies of the ids (4 bytes a job, not a tree node).
+    std::vector<std::pair<int, size_t>> ids(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i)
+        ids[i] = {jobs[i].id, i};
+    std::sort(ids.begin(), ids.end());
+    for (size_t k = 1; k < ids.size(); ++k)
+        if (ids[k].first == ids[k - 1].first)
+            throw Error(origin + ": job " + std::to_string(ids[k].first) + " (entry " +
+                        std::to_string(ids[k].second + 1) + "): duplicate job id");
     for (size_t i = 0; i < jobs.size(); ++i) {
         const JobSpec &j = jobs[i];
-        const std::string where = origin + ": job " + std::to_string(j.id) + " (entry " +
-                                  std::to_string(i + 1) + ")";
-        if (!ids.insert(j.id).second)
-            throw Error(where + ": duplicate job id");
+        // Built only for an error: a million jobs pass through here.
+        auto where = [&] {
+            return origin + ": job " + std::to_string(j.id) + " (entry " + std::to_string(i + 1) + ")";
+        };
         if (j.arrivalSlot < 0 || j.arrivalSlot > kMaxArrivalSlot)
-            throw Error(where + ": arrival_slot " + std::to_string(j.arrivalSlot) +
+            throw Error(where() + ": arrival_slot " + std::to_string(j.arrivalSlot) +
                         " out of range 0..1000000");
         if (!std::isfinite(j.epochs) || j.epochs <= 0 || j.epochs > 1e12)
-            throw Error(where + ": epochs must be a positive number, got " + formatNumber(j.epochs));
+            throw Error(where() + ": epochs must be a positive number, got " + formatNumber(j.epochs));
         if (j.estimatedEpochs && (!std::isfinite(*j.estimatedEpochs) || *j.estimatedEpochs <= 0))
-            throw Error(where + ": estimated_epochs must be positive, got " +
+            throw Error(where() + ": estimated_epochs must be positive, got " +
                         formatNumber(*j.estimatedEpochs));
         if (!profiles.indexOf(j.model))
-            throw Error(where + ": unknown model '" + j.model + "'");
-        validateSource(j.source, where);
+            throw Error(where() + ": unknown model '" + j.model + "'");
+        if (!j.source.empty())
+            validateSource(j.source, where);
     }
     if (slotSeconds && !(*slotSeconds > 0 && *slotSeconds <= 1e7))
         throw Error(origin + ": slot_seconds must be in (0, 1e7], got " + formatNumber(*slotSeconds));
@@ -211,9 +229,9 @@ void Trace::validate(const ProfileSet &profiles, const std::string &origin) cons
                         std::to_string(c.gpusPerNode) + " GPUs and " +
                         std::to_string(c.cpusPerNode) +
                         " CPUs is out of range (1..100000 nodes, up to 16 GPUs and 512 CPUs each)");
-        checkText(c.basis, origin + ": cluster basis");
+        checkText(c.basis, [&] { return origin + ": cluster"; }, "basis");
     }
-    checkText(source, origin + ": source");
+    checkText(source, [&] { return origin; }, "source");
 }
 
 int Trace::maxObservedWorkers() const
@@ -306,20 +324,96 @@ Trace Trace::parse(const std::string &data, TraceFormat format, const std::strin
     return trace;
 }
 
+namespace {
+
+// A QSaveFile fed in chunks: a million-job trace is never a second whole copy in memory, and
+// a failed write leaves no partial file.
+class ChunkedFile
+{
+public:
+    explicit ChunkedFile(const std::string &path) : m_path(path), m_file(QString::fromStdString(path))
+    {
+        if (!m_file.open(QIODevice::WriteOnly))
+            throw Error(path + ": cannot write: " + m_file.errorString().toStdString());
+    }
+    // Writes `buffer` out when it has grown past a chunk (and empties it).
+    void flushIfFull(std::string &buffer)
+    {
+        if (buffer.size() >= (1u << 20))
+            flush(buffer);
+    }
+    void flush(std::string &buffer)
+    {
+        const auto size = static_cast<qint64>(buffer.size());
+        if (m_file.write(buffer.data(), size) != size)
+            throw Error(m_path + ": write failed: " + m_file.errorString().toStdString());
+        buffer.clear();
+    }
+    void commit(std::string &buffer)
+    {
+        flush(buffer);
+        if (!m_file.commit())
+            throw Error(m_path + ": write failed: " + m_file.errorString().toStdString());
+    }
+
+private:
+    std::string m_path;
+    QSaveFile m_file;
+};
+
+void appendVarint(std::string &out, std::uint64_t v)
+{
+    while (v >= 0x80) {
+        out += static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out += static_cast<char>(v);
+}
+
+} // namespace
+
 void Trace::save(const std::string &path, TraceFormat format) const
 {
     if (format == TraceFormat::Auto)
         format = formatFromPath(path);
-    std::string out;
-    if (format == TraceFormat::Csv) {
-        out = toCsv();
-    } else if (format == TraceFormat::Text) {
+    if (format == TraceFormat::Text) {
+        std::string out;
         if (!google::protobuf::TextFormat::PrintToString(toProto(*this), &out))
             throw Error(path + ": cannot encode trace as text");
-    } else if (!toProto(*this).SerializeToString(&out)) {
-        throw Error(path + ": cannot encode trace");
+        writeFileAtomically(path, out);
+        return;
     }
-    writeFileAtomically(path, out);
+    ChunkedFile file(path);
+    std::string buffer;
+    if (format == TraceFormat::Csv) {
+        appendCsv(*this, buffer, [&](std::string &b) { file.flushIfFull(b); });
+        file.commit(buffer);
+        return;
+    }
+    // dl2.pb.Trace, its jobs encoded one at a time: the trace-level fields, then each job as
+    // field 2 (length-delimited), which is the same message a whole SerializeToString gives.
+    Trace header; // the trace-level fields only (no copy of the jobs)
+    header.name = name;
+    header.slotSeconds = slotSeconds;
+    header.timeOrigin = timeOrigin;
+    header.cluster = cluster;
+    header.source = source;
+    if (!toProto(header).AppendToString(&buffer))
+        throw Error(path + ": cannot encode trace");
+    pb::TraceJob message;
+    std::string job;
+    for (const auto &spec : jobs) {
+        message.Clear();
+        fillProto(&message, spec);
+        job.clear();
+        if (!message.SerializeToString(&job))
+            throw Error(path + ": cannot encode job " + std::to_string(spec.id));
+        buffer += static_cast<char>((2 << 3) | 2);
+        appendVarint(buffer, job.size());
+        buffer += job;
+        file.flushIfFull(buffer);
+    }
+    file.commit(buffer);
 }
 
 } // namespace dl2

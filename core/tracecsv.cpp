@@ -14,6 +14,9 @@
 
 namespace dl2 {
 
+// The CSV text, handed to `flush` (when given) after each job; trace.cpp saves through it.
+void appendCsv(const Trace &trace, std::string &out, const std::function<void(std::string &)> &flush);
+
 namespace {
 
 enum class Column {
@@ -275,6 +278,18 @@ Trace Trace::parseCsv(const std::string &text, const std::string &origin)
 
 std::string Trace::toCsv() const
 {
+    std::string out;
+    appendCsv(*this, out, {});
+    return out;
+}
+
+void appendCsv(const Trace &trace, std::string &out, const std::function<void(std::string &)> &flush)
+{
+    const auto &jobs = trace.jobs;
+    const auto &source = trace.source;
+    const auto &slotSeconds = trace.slotSeconds;
+    const auto &timeOrigin = trace.timeOrigin;
+    const auto &cluster = trace.cluster;
     auto any = [&](const auto &has) { return std::any_of(jobs.begin(), jobs.end(), has); };
     std::array<bool, static_cast<size_t>(Column::Count)> used{};
     used[size_t(Column::EstimatedEpochs)] = any([](const JobSpec &j) { return j.estimatedEpochs.has_value(); });
@@ -289,8 +304,8 @@ std::string Trace::toCsv() const
     used[size_t(Column::Workers)] = used[size_t(Column::Ps)] =
         any([](const JobSpec &j) { return j.source.workers != 0 || j.source.ps != 0; });
 
-    std::string out;
-    out.reserve(jobs.size() * (used[size_t(Column::SourceId)] ? 120 : 40) + 256);
+    if (!flush)
+        out.reserve(jobs.size() * (used[size_t(Column::SourceId)] ? 120 : 40) + 256);
     auto oneLine = [](const std::string &v) { return v.find_first_of("\r\n") == std::string::npos; };
     // No "# name": a CSV trace is named by its file, as before (a "# name:" line is still read).
     if (!source.empty() && oneLine(source))
@@ -335,8 +350,9 @@ std::string Trace::toCsv() const
             }
         }
         out += '\n';
+        if (flush)
+            flush(out);
     }
-    return out;
 }
 
 } // namespace dl2

@@ -204,31 +204,53 @@ void checkOptions(const ImportOptions &options)
         throw Error("the time window is empty: --from must be before --to");
 }
 
+// Sorts by submission, ties in trace order, without copying the jobs: the order is found on
+// (time, index) pairs, then applied by swapping along the permutation's cycles.
+void sortBySubmission(std::vector<JobSpec> &jobs)
+{
+    std::vector<std::pair<double, size_t>> order(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i)
+        order[i] = {submitOf(jobs[i]), i};
+    std::sort(order.begin(), order.end());
+    // Position k must receive the job at order[k].second.
+    std::vector<bool> placed(jobs.size(), false);
+    for (size_t start = 0; start < jobs.size(); ++start) {
+        if (placed[start])
+            continue;
+        size_t k = start;
+        while (order[k].second != start) {
+            std::swap(jobs[k], jobs[order[k].second]);
+            placed[k] = true;
+            k = order[k].second;
+        }
+        placed[k] = true;
+    }
+}
+
 // Filters applied after reading, in this order: CPU-only, the window, the origin, max jobs.
+// In place (remove_if keeps the order): a million jobs are never held twice.
 void applyFilters(std::vector<RawJob> &jobs, const ImportOptions &options, ImportReport &report)
 {
     auto dropIf = [&](const std::string &reason, auto predicate) {
-        const auto end = std::stable_partition(jobs.begin(), jobs.end(),
-                                               [&](const RawJob &j) { return !predicate(j); });
+        const auto end = std::remove_if(jobs.begin(), jobs.end(), predicate);
         const auto n = static_cast<int>(jobs.end() - end);
         if (n > 0)
             report.filtered[reason] += n;
         jobs.erase(end, jobs.end());
     };
     if (!options.keepCpuJobs)
-        dropIf(kCpuOnly, [](const RawJob &j) { return !(j.gpus() > 0); });
+        dropIf(kCpuOnly, [](const RawJob &j) { return !(gpusOf(j) > 0); });
     if (options.from)
-        dropIf(kBeforeFrom, [&](const RawJob &j) { return j.submit() < *options.from; });
+        dropIf(kBeforeFrom, [&](const RawJob &j) { return submitOf(j) < *options.from; });
     if (options.to)
-        dropIf(kAfterTo, [&](const RawJob &j) { return j.submit() >= *options.to; });
-    std::stable_sort(jobs.begin(), jobs.end(),
-                     [](const RawJob &a, const RawJob &b) { return a.submit() < b.submit(); });
+        dropIf(kAfterTo, [&](const RawJob &j) { return submitOf(j) >= *options.to; });
+    sortBySubmission(jobs);
     report.timeOrigin = options.timeOrigin.value_or(
-        options.from.value_or(jobs.empty() ? 0.0 : jobs.front().submit()));
-    dropIf(kBeforeOrigin, [&](const RawJob &j) { return j.submit() < report.timeOrigin; });
+        options.from.value_or(jobs.empty() ? 0.0 : submitOf(jobs.front())));
+    dropIf(kBeforeOrigin, [&](const RawJob &j) { return submitOf(j) < report.timeOrigin; });
     if (options.maxJobs > 0 && jobs.size() > static_cast<size_t>(options.maxJobs)) {
         report.filtered[kOverMaxJobs] += static_cast<int>(jobs.size()) - options.maxJobs;
-        jobs.resize(static_cast<size_t>(options.maxJobs));
+        jobs.erase(jobs.begin() + options.maxJobs, jobs.end());
     }
 }
 
@@ -275,52 +297,49 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
     trace.timeOrigin = report.timeOrigin;
     trace.cluster = collector.cluster;
     trace.source = collector.source;
-    trace.jobs.reserve(jobs.size());
     long long capped = 0;
     for (size_t i = 0; i < jobs.size(); ++i) {
-        RawJob &raw = jobs[i];
-        const double slot = std::floor((raw.submit() - report.timeOrigin) / options.slotSeconds);
+        JobSpec &spec = jobs[i];
+        JobSource &source = spec.source;
+        const double slot = std::floor((submitOf(spec) - report.timeOrigin) / options.slotSeconds);
         if (slot > kMaxArrivalSlot)
-            throw Error("job '" + raw.source.id + "' would arrive in slot " +
+            throw Error("job '" + source.id + "' would arrive in slot " +
                         std::to_string(static_cast<long long>(slot)) + ", past the supported " +
                         std::to_string(kMaxArrivalSlot) +
                         ": use longer slots, a time window (--from/--to) or fewer jobs");
         // Each job draws from its own stream (seed, source id): its model does not change when
         // other jobs are filtered, cut by the time origin or by max jobs.
-        Rng rng(options.seed * 0x9E3779B97F4A7C15ULL ^ fnv1a(raw.source.id));
+        Rng rng(options.seed * 0x9E3779B97F4A7C15ULL ^ fnv1a(source.id));
         int type = 0;
         if (options.modelRule == ModelRule::Sample) {
             type = static_cast<int>(rng.below(static_cast<std::uint64_t>(profiles.size())));
         } else {
-            const auto &members = classes[sizeClass(raw.gpus())];
+            const auto &members = classes[sizeClass(gpusOf(spec))];
             if (members.empty())
                 throw Error("model rule by-size: the profiles have none of the models for jobs "
                             "with " +
-                            std::to_string(raw.gpus()) + " GPUs; use the sample rule");
+                            std::to_string(gpusOf(spec)) + " GPUs; use the sample rule");
             type = members[rng.below(members.size())];
         }
         const ModelProfile &profile = profiles[type];
-        const ObservedAllocation a = observedAllocation(raw.gpus(), options.maxPs,
+        const ObservedAllocation a = observedAllocation(gpusOf(spec), options.maxPs,
                                                         options.maxWorkers, options.psRule,
-                                                        raw.sourcePs);
-        capped += a.workers < std::ceil(raw.gpus() - 1e-9);
+                                                        source.ps);
+        capped += a.workers < std::ceil(gpusOf(spec) - 1e-9);
         const double speed = profile.speed ? profile.speed->speed(a.ps, a.workers) : 0.0;
         if (!(speed > 0) || !std::isfinite(speed))
             throw Error("profile '" + profile.name + "' has no positive speed at " +
                         std::to_string(a.ps) + " PS / " + std::to_string(a.workers) +
                         " workers: cannot turn durations into epochs");
-        JobSpec spec;
         spec.id = static_cast<int>(i) + 1;
         spec.arrivalSlot = static_cast<int>(slot);
         spec.model = profile.name;
-        spec.epochs = *raw.source.durationSeconds * speed / profile.stepsPerEpoch;
-        spec.source = std::move(raw.source);
-        spec.source.workers = a.workers;
-        spec.source.ps = a.ps;
-        ++report.keptStatus[spec.source.status];
-        trace.jobs.push_back(std::move(spec));
+        spec.epochs = *source.durationSeconds * speed / profile.stepsPerEpoch;
+        source.workers = a.workers;
+        source.ps = a.ps;
+        ++report.keptStatus[source.status];
     }
-    jobs = {};
+    trace.jobs = std::move(jobs);
     if (capped > 0) {
         report.counts["capped-workers"] = capped;
         report.notes.push_back(std::to_string(capped) + " jobs used more GPUs than the worker cap " +

@@ -17,8 +17,9 @@ struct TaskAggregate
     double start = std::numeric_limits<double>::infinity();  // earliest task start
     double end = -std::numeric_limits<double>::infinity();   // latest task end
     int psInstances = 0;
+    int jobLine = 0;        // the job table's line naming it (0: none yet)
+    bool hasTasks = false;  // the task table names it
     bool malformed = false;
-    bool joined = false; // a job row names it
 };
 
 const char *kTaskLayout = "pai_task_table: job_name, task_name, inst_num, status, start_time, "
@@ -55,6 +56,7 @@ void readTasks(TraceInput &input, std::unordered_map<std::string, TaskAggregate>
             notStarted += !start;
             notEnded += start && !end;
             TaskAggregate &agg = tasks[t[0]];
+            agg.hasTasks = true;
             agg.gpus += instances * planGpu / 100.0;
             if (t[1] == "ps")
                 agg.psInstances += static_cast<int>(std::min(instances, 4096.0));
@@ -65,8 +67,10 @@ void readTasks(TraceInput &input, std::unordered_map<std::string, TaskAggregate>
             }
         } catch (const Error &e) {
             out.malformed(e, false);
-            if (t.size() > 0 && !t[0].empty())
-                tasks[t[0]].malformed = true;
+            if (t.size() > 0 && !t[0].empty()) {
+                TaskAggregate &agg = tasks[t[0]];
+                agg.hasTasks = agg.malformed = true;
+            }
         }
     }
     out.checkStream(input);
@@ -82,8 +86,9 @@ void readJobs(TraceInput &input, std::unordered_map<std::string, TaskAggregate> 
               Collector &out)
 {
     CsvReader j(input);
-    std::unordered_map<std::string, int> seen;
-    seen.reserve(tasks.size());
+    // Every job is kept or filtered once: room for them all up front (pages are only touched
+    // when used), so the vector never holds two copies while it grows.
+    out.jobs.reserve(tasks.size());
     while (j.next()) {
         try {
             if (j.size() != 6)
@@ -92,13 +97,14 @@ void readJobs(TraceInput &input, std::unordered_map<std::string, TaskAggregate> 
                 throw j.error("column 'job_name': empty");
             const auto submit = paiTime(j, 4, "start_time");
             j.optionalNumber(5, "end_time");
-            if (const auto [it, inserted] = seen.emplace(j[0], j.line()); !inserted)
+            // The job's aggregate (created empty when it has no tasks) also notes its line, so
+            // a second row of the same job is found without another table of names.
+            TaskAggregate &agg = tasks[j[0]];
+            if (agg.jobLine != 0)
                 throw j.error("duplicate job_name '" + j[0] + "' (first on line " +
-                              std::to_string(it->second) + ")");
+                              std::to_string(agg.jobLine) + ")");
+            agg.jobLine = j.line();
             const std::string &status = j[3];
-            const auto task = tasks.find(j[0]);
-            if (task != tasks.end())
-                task->second.joined = true;
             if (status == "Failed") {
                 out.filter(kFailed);
                 continue;
@@ -115,11 +121,10 @@ void readJobs(TraceInput &input, std::unordered_map<std::string, TaskAggregate> 
                 out.filter(kNoSubmitTime);
                 continue;
             }
-            if (task == tasks.end()) {
+            if (!agg.hasTasks) {
                 out.filter(kNoTasks);
                 continue;
             }
-            const TaskAggregate &agg = task->second;
             if (agg.malformed) {
                 out.filter(kMalformedTask);
                 continue;
@@ -138,7 +143,7 @@ void readJobs(TraceInput &input, std::unordered_map<std::string, TaskAggregate> 
             if (agg.start < *submit)
                 out.count("start-before-submit");
             raw.source.queueSeconds = std::max(0.0, agg.start - *submit);
-            raw.sourcePs = agg.psInstances;
+            raw.source.ps = agg.psInstances;
             out.keep(std::move(raw));
         } catch (const Error &e) {
             out.malformed(e);
@@ -147,7 +152,7 @@ void readJobs(TraceInput &input, std::unordered_map<std::string, TaskAggregate> 
     out.checkStream(input);
     long long orphans = 0;
     for (const auto &[name, agg] : tasks)
-        orphans += !agg.joined;
+        orphans += agg.hasTasks && agg.jobLine == 0;
     if (orphans > 0) {
         out.count("jobs-only-in-task-table", orphans);
         out.note(std::to_string(orphans) +

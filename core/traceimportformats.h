@@ -28,14 +28,18 @@ inline const std::string kNoDuration = "no-duration";
 inline const std::string kNoSubmitTime = "no-submit-time";
 inline const std::string kMalformedTask = "malformed-task";
 
-// One successful job as the trace describes it.
-struct RawJob
+// A kept job as the source describes it: a JobSpec whose source is filled, source.ps holding
+// the PS instances the source names (0 if none). The mapping fills in the rest in place, so a
+// million jobs are held once.
+using RawJob = JobSpec;
+inline double submitOf(const JobSpec &job)
 {
-    JobSource source; // id, user, vc, status, gpus, submit, queue, duration (not allocation)
-    int sourcePs = 0; // PS instances the source names (PAI ps tasks), 0 if it does not
-    double submit() const { return *source.submitTime; }
-    double gpus() const { return source.gpus.value_or(0.0); }
-};
+    return *job.source.submitTime;
+}
+inline double gpusOf(const JobSpec &job)
+{
+    return job.source.gpus.value_or(0.0);
+}
 
 // Collects kept jobs, filter counts and malformed records (thrown unless skipping).
 class Collector
