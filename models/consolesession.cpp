@@ -131,6 +131,12 @@ void ConsoleSession::keepLiveSlot(const LiveSlotPacket &packet)
     const int slot = packet.summary.slot;
     if (slot < 0)
         return; // the state before the first slot: nothing ran
+    // The timeline is indexed by slot. A backend whose slots count wall-clock time (Kubernetes:
+    // slot = unix time / slot length) starts far from 0 without a history to fill the gap:
+    // such a slot is shown, not kept.
+    constexpr int kMaxGap = 10'000;
+    if (slot > static_cast<int>(m_liveSlots.size()) + kMaxGap)
+        return;
     if (slot >= static_cast<int>(m_liveSlots.size()))
         m_liveSlots.resize(static_cast<size_t>(slot) + 1);
     m_liveSlots[static_cast<size_t>(slot)] = packet;

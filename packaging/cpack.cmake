@@ -27,7 +27,8 @@ set(_dl2_deb_depends
   "qt6-qpa-plugins"
   "libqcustomplot2.1-qt6"
   "libprotobuf32"
-  "libarchive13")
+  "libarchive13"
+  "libavcodec59" "libavformat59" "libswscale6") # replay export (WebM, MP4, GIF, APNG)
 if(DL2_BUILD_LEARNING)
   list(APPEND _dl2_deb_depends "libtorch1.13")
 endif()

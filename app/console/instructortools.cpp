@@ -26,6 +26,7 @@
 #include <QPainter>
 #include <QProgressDialog>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTabWidget>
 
 namespace dl2console {
@@ -85,6 +86,7 @@ InstructorTools::InstructorTools(MainWindow *window, QTabWidget *tabs, Settings 
     connect(tabs, &QTabWidget::currentChanged, this, &InstructorTools::onTabChanged);
     connect(m_presentation, &PresentationMode::activeChanged, this, [this](bool active) {
         m_presentAction->setChecked(active);
+        m_tabs->tabBar()->setVisible(!active); // the slide shows one page
         if (!active) {
             m_page->setControlsVisible(true);
             m_page->setSectionsVisible(SideBySidePage::sectionNames());

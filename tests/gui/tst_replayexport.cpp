@@ -21,6 +21,7 @@
 #include <QMenuBar>
 #include <QProcess>
 #include <QStatusBar>
+#include <QTabBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -291,6 +292,10 @@ void TestReplayExport::presentationMode()
     QVERIFY(!window->menuBar()->isVisible());
     QVERIFY(!window->toolBar()->isVisible());
     QVERIFY(!window->statusBar()->isVisible());
+    const auto tabBars = window->findChildren<QTabBar *>();
+    for (QTabBar *bar : tabBars)
+        if (bar->count() > 3) // the main window's pages
+            QVERIFY(!bar->isVisible());
     QCOMPARE(window->font().pointSizeF(), fontBefore * 1.5);
     for (QDockWidget *d : window->findChildren<QDockWidget *>())
         QCOMPARE(d->isVisible(), d->objectName() == u"utilisationDock"_qs);
@@ -320,6 +325,9 @@ void TestReplayExport::presentationMode()
     QTRY_VERIFY(!mode->isActive());
     QVERIFY(window->menuBar()->isVisible());
     QVERIFY(window->toolBar()->isVisible());
+    for (QTabBar *bar : tabBars)
+        if (bar->count() > 3)
+            QVERIFY(bar->isVisible());
     QCOMPARE(window->font().pointSizeF(), fontBefore);
     QVERIFY(!mode->captionBar()->isVisible());
     // The main toolbar's Space plays again.
