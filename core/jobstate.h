@@ -39,6 +39,12 @@ struct JobState
     double speed = 0.0;          // steps/s
     double epochsThisSlot = 0.0; // progress made (capped at the remaining epochs)
     double finishTime = -1.0;    // slot + fraction of it, -1 while unfinished
+
+    // What the trace observed (imported traces; 0 / -1 when it says nothing): the slot the job
+    // started in and its allocation. Policy "observed" replays them.
+    int observedStartSlot = -1;
+    int observedWorkers = 0;
+    int observedPs = 0;
     double jct() const { return finishTime < 0 ? -1.0 : finishTime - arrivalSlot; }
 
     // Remaining fraction of epochs as the scheduler sees it (estimate-based), in [0, 1].

@@ -99,6 +99,9 @@ struct SchedulerInfo
     std::string name;
     std::string description;
     SchedulerFactory factory;
+    // Replays an imported trace's observed history (policy observed): it refuses traces
+    // without one, e.g. the scenarios' generated traces.
+    bool replaysHistory{};
 };
 
 // Registry: baselines register themselves through registerBaselines(); the learning library

@@ -13,6 +13,8 @@ namespace dl2 {
 
 namespace {
 
+constexpr int kSlotLimit = 10'000'000;
+
 void checkOptions(const ClusterSpec &cluster, const SimulationOptions &o)
 {
     if (cluster.nodes <= 0 || cluster.nodes > 1'000'000)
@@ -22,8 +24,11 @@ void checkOptions(const ClusterSpec &cluster, const SimulationOptions &o)
         throw Error("simulation: node capacity out of range");
     if (!(o.slotSeconds > 0) || o.slotSeconds > 1e7)
         throw Error("simulation: slot length must be in (0, 1e7] seconds");
-    if (o.maxSlots <= 0 || o.maxSlots > 10'000'000)
-        throw Error("simulation: max slots must be in 1..10000000, got " + std::to_string(o.maxSlots));
+    if (o.maxSlots < 0 || o.maxSlots > kSlotLimit)
+        throw Error("simulation: max slots must be in 0..10000000 (0 = until every job finishes), got " +
+                    std::to_string(o.maxSlots));
+    if (o.stallSlots <= 0)
+        throw Error("simulation: stall slots must be positive");
     if (o.maxWorkers <= 0 || o.maxPs <= 0 || o.maxWorkers > 4096 || o.maxPs > 4096)
         throw Error("simulation: worker/PS caps must be in 1..4096");
     if (o.resizeCostSeconds < 0 || !std::isfinite(o.resizeCostSeconds))
@@ -50,7 +55,11 @@ Simulator::Simulator(const ClusterSpec &cluster, ProfileSet profiles, Trace trac
         m_estimated.emplace_back(p.estimate ? *p.estimate : *p.speed, m_options.maxPs,
                                  m_options.maxWorkers);
     }
-    m_lowerBound = lowerBoundAvgJct(cluster, m_profiles, m_trace, m_options);
+    m_lowerBounds = lowerBoundJcts(cluster, m_profiles, m_trace, m_options);
+    m_lowerBound = m_lowerBounds.empty()
+                       ? 0.0
+                       : std::accumulate(m_lowerBounds.begin(), m_lowerBounds.end(), 0.0) /
+                             static_cast<double>(m_lowerBounds.size());
     reset();
 }
 
@@ -66,6 +75,9 @@ void Simulator::reset()
         j.arrivalSlot = spec.arrivalSlot;
         j.totalEpochs = spec.epochs;
         j.estimatedEpochs = spec.estimatedEpochs.value_or(spec.epochs);
+        j.observedWorkers = spec.source.workers;
+        j.observedPs = spec.source.ps;
+        j.observedStartSlot = observedStartSlot(spec);
         m_jobs.push_back(std::move(j));
     }
     m_arrivalOrder.resize(m_jobs.size());
@@ -82,8 +94,23 @@ void Simulator::reset()
     m_noiseState = m_options.seed;
     m_slot = 0;
     m_finished = 0;
+    m_idleSlots = 0;
+    m_progressed = false;
+    m_stopReason.clear();
     m_jobCount = static_cast<int>(m_jobs.size());
     m_done = m_jobCount == 0;
+}
+
+int Simulator::observedStartSlot(const JobSpec &spec) const
+{
+    const JobSource &s = spec.source;
+    if (!s.queueSeconds)
+        return s.workers > 0 ? spec.arrivalSlot : -1; // no delay known: from its arrival
+    double slot = spec.arrivalSlot + std::floor(*s.queueSeconds / m_options.slotSeconds);
+    if (s.submitTime && m_trace.timeOrigin)
+        slot = std::floor((*s.submitTime + *s.queueSeconds - *m_trace.timeOrigin) /
+                          m_options.slotSeconds);
+    return static_cast<int>(std::clamp(slot, static_cast<double>(spec.arrivalSlot), double(kSlotLimit)));
 }
 
 void Simulator::admitArrivals()
@@ -137,8 +164,17 @@ void Simulator::step(Scheduler &scheduler)
 
     m_utilisation.push_back({m_cluster.utilisation(Resource::Cpu), m_cluster.utilisation(Resource::Gpu)});
     ++m_slot;
-    if (m_finished == m_jobCount || m_slot >= m_options.maxSlots)
+    const bool allArrived = m_nextArrival == m_arrivalOrder.size();
+    m_idleSlots = allArrived && !m_progressed ? m_idleSlots + 1 : 0;
+    if (m_finished == m_jobCount) {
         m_done = true;
+    } else if (m_slot >= (m_options.maxSlots > 0 ? m_options.maxSlots : kSlotLimit)) {
+        m_done = true;
+        m_stopReason = "max-slots";
+    } else if (m_options.maxSlots == 0 && m_idleSlots >= m_options.stallSlots) {
+        m_done = true;
+        m_stopReason = "stalled";
+    }
 }
 
 void Simulator::progress()
@@ -147,6 +183,7 @@ void Simulator::progress()
     double reward = 0.0;
     double jobSlots = 0.0; // time jobs spent in the system this slot (for the exact reward)
     const double slotSeconds = m_options.slotSeconds;
+    m_progressed = false;
     for (size_t k = 0; k < m_nextArrival; ++k) {
         JobState &j = m_jobs[m_arrivalOrder[k]];
         if (j.status == JobStatus::Finished)
@@ -186,6 +223,7 @@ void Simulator::progress()
             jobSlots += 1.0;
         }
         j.epochsThisSlot = epochs;
+        m_progressed |= epochs > 0;
         reward += epochs / j.estimatedEpochs;
     }
     m_rewards.push_back(m_options.unfinishedJobsReward ? -jobSlots : reward);
@@ -232,23 +270,40 @@ RunResult Simulator::result() const
     r.jobs = m_jobCount;
     r.completed = m_finished;
     r.slotCount = m_slot;
-    r.lowerBoundAvgJct = m_lowerBound;
     r.rewards = m_rewards;
     r.utilisation = m_utilisation;
-    double sum = 0.0;
-    for (const auto &j : m_jobs) {
+    r.stopReason = m_stopReason;
+    double sum = 0.0, bound = 0.0;
+    int counted = 0;
+    for (size_t i = 0; i < m_jobs.size(); ++i) {
+        const JobState &j = m_jobs[i];
         if (j.status == JobStatus::Finished) {
             r.jcts.push_back(j.jct());
             sum += j.jct();
             r.makespan = std::max(r.makespan, j.finishTime);
-        } else {
-            r.jcts.push_back(-1.0);
+        } else if (j.arrivalSlot < m_slot) {
             // Censored at the end of the run: counts with the time it has spent so far.
-            sum += std::max(0, m_slot - j.arrivalSlot);
+            r.jcts.push_back(-1.0);
+            ++r.unfinished;
+            sum += m_slot - j.arrivalSlot;
             r.makespan = std::max(r.makespan, static_cast<double>(m_slot));
+            // Its bound is censored the same way, so the ratio compares like with like.
+            bound += std::min(m_lowerBounds[i], static_cast<double>(m_slot - j.arrivalSlot));
+            ++counted;
+            continue;
+        } else {
+            r.jcts.push_back(-1.0); // never arrived: no JCT, not averaged
+            ++r.notArrived;
+            continue;
         }
+        ++counted;
+        bound += m_lowerBounds[i];
     }
-    r.avgJct = m_jobCount ? sum / m_jobCount : 0.0;
+    r.truncated = r.completed < r.jobs;
+    if (r.truncated && r.stopReason.empty())
+        r.stopReason = "stopped"; // stepped by hand and not run to the end
+    r.avgJct = counted ? sum / counted : 0.0;
+    r.lowerBoundAvgJct = !r.truncated ? m_lowerBound : counted ? bound / counted : 0.0;
     r.avgReward = m_rewards.empty()
                       ? 0.0
                       : std::accumulate(m_rewards.begin(), m_rewards.end(), 0.0) / m_rewards.size();
@@ -286,24 +341,38 @@ Config bestConfig(const SpeedModel &model, const ModelProfile &profile, int maxP
     return best;
 }
 
-double lowerBoundAvgJct(const ClusterSpec &cluster, const ProfileSet &profiles,
-                        const Trace &trace, const SimulationOptions &options)
+std::vector<double> lowerBoundJcts(const ClusterSpec &cluster, const ProfileSet &profiles,
+                                   const Trace &trace, const SimulationOptions &options)
 {
-    if (trace.jobs.empty())
-        return 0.0;
     const Demand budget = cluster.nodes * cluster.capacity;
     std::vector<double> epochsPerSlot;
     for (const auto &p : profiles.all()) {
         const Config c = bestConfig(*p.speed, p, options.maxPs, options.maxWorkers, budget);
         epochsPerSlot.push_back(c.speed * options.slotSeconds / p.stepsPerEpoch);
     }
-    double sum = 0.0;
+    std::vector<double> bounds;
+    bounds.reserve(trace.jobs.size());
     for (const auto &j : trace.jobs) {
         const auto type = profiles.indexOf(j.model);
         const double e = type ? epochsPerSlot[*type] : 0.0;
-        sum += e > 0 ? j.epochs / e : static_cast<double>(options.maxSlots);
+        // A job that fits nowhere has no finite bound: the run's limit stands in for it.
+        bounds.push_back(e > 0 ? j.epochs / e : static_cast<double>(options.maxSlots));
     }
-    return sum / static_cast<double>(trace.jobs.size());
+    return bounds;
+}
+
+double lowerBoundAvgJct(const ClusterSpec &cluster, const ProfileSet &profiles,
+                        const Trace &trace, const SimulationOptions &options)
+{
+    if (trace.jobs.empty())
+        return 0.0;
+    const std::vector<double> bounds = lowerBoundJcts(cluster, profiles, trace, options);
+    return std::accumulate(bounds.begin(), bounds.end(), 0.0) / static_cast<double>(bounds.size());
+}
+
+ClusterSpec clusterSpecOf(const TraceCluster &cluster)
+{
+    return {cluster.nodes, {cluster.cpusPerNode, 4 * cluster.gpusPerNode}};
 }
 
 } // namespace dl2

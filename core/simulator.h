@@ -21,12 +21,19 @@ struct ClusterSpec
 {
     int nodes = 500;
     Demand capacity{8, 8};
+    bool operator==(const ClusterSpec &) const = default;
 };
+
+// The simulator's cluster for a trace's cluster: 1 CPU = 1 CPU slot, 1 GPU = 4 GPU slots.
+ClusterSpec clusterSpecOf(const TraceCluster &cluster);
 
 struct SimulationOptions
 {
     double slotSeconds = 1200.0;
+    // Stop after this many slots; 0 = until every job has finished, or until the run stalls:
+    // every job has arrived and none has progressed for stallSlots slots.
     int maxSlots = 1000;
+    int stallSlots = 1000;
     int maxWorkers = 16;
     int maxPs = 16;
     PlacementRule placement = PlacementRule::LeastLoaded;
@@ -44,12 +51,18 @@ struct RunResult
     int jobs = 0;
     int completed = 0;
     int slotCount = 0;          // slots simulated
-    double avgJct = 0.0;        // slots; unfinished jobs count with JCT up to maxSlots
+    // A run that stops before every job finished is truncated: its average JCT covers the
+    // jobs that arrived, the unfinished ones censored at the stop (a lower bound of theirs).
+    bool truncated = false;
+    std::string stopReason;     // "" (every job finished), "max-slots" or "stalled"
+    int unfinished = 0;         // arrived, not finished at the stop
+    int notArrived = 0;         // arriving after the stop (left out of the averages)
+    double avgJct = 0.0;        // slots, over arrived jobs (censored when truncated)
     double makespan = 0.0;      // slots
     double avgReward = 0.0;
-    double lowerBoundAvgJct = 0.0;
+    double lowerBoundAvgJct = 0.0; // over the same jobs as avgJct, censored the same way
     double wallSeconds = 0.0;
-    std::vector<double> jcts;   // per job in trace order (-1 if unfinished)
+    std::vector<double> jcts;   // per job in trace order (-1 if unfinished or not arrived)
     std::vector<double> rewards; // per slot
     std::vector<std::array<double, kResourceTypes>> utilisation; // per slot
 };
@@ -82,6 +95,7 @@ public:
 
 private:
     void admitArrivals();
+    int observedStartSlot(const JobSpec &spec) const;
     void progress();
 
     Cluster m_cluster;
@@ -96,7 +110,11 @@ private:
     std::vector<int> m_lastArrivals, m_lastCompletions;
     std::vector<double> m_rewards;
     std::vector<std::array<double, kResourceTypes>> m_utilisation;
-    double m_lowerBound = 0.0;
+    std::vector<double> m_lowerBounds; // per job, in trace order
+    double m_lowerBound = 0.0;          // their mean
+    int m_idleSlots = 0;                // consecutive slots without progress after the last arrival
+    bool m_progressed = false;          // some job progressed in the last slot
+    std::string m_stopReason;
     std::uint64_t m_noiseState = 0;
     int m_slot = 0;
     int m_finished = 0;
@@ -108,9 +126,11 @@ private:
 RunResult runSimulation(Simulator &simulator, Scheduler &scheduler);
 
 // Average JCT (slots) when every job runs alone from its arrival at its best (p, w) within
-// the caps and the cluster's capacity.
+// the caps and the cluster's capacity; per job with lowerBoundJcts.
 double lowerBoundAvgJct(const ClusterSpec &cluster, const ProfileSet &profiles,
                         const Trace &trace, const SimulationOptions &options);
+std::vector<double> lowerBoundJcts(const ClusterSpec &cluster, const ProfileSet &profiles,
+                                   const Trace &trace, const SimulationOptions &options);
 // Best (ps, workers) of a profile within the caps and a capacity budget (true speed).
 struct Config
 {

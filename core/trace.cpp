@@ -3,45 +3,29 @@
 #include "error.h"
 #include "fileio.h"
 #include "modelprofile.h"
-#include "textutil.h"
 #include "trace.pb.h"
+
+#include <QSaveFile>
+#include <QUtf8StringView>
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <set>
+#include <functional>
 #include <sstream>
 
 namespace dl2 {
+
+// tracecsv.cpp: the CSV text, handed to `flush` as it grows.
+void appendCsv(const Trace &trace, std::string &out, const std::function<void(std::string &)> &flush);
 
 namespace {
 
 bool endsWith(const std::string &s, const std::string &suffix)
 {
     return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-double parseNumber(const std::string &text, const std::string &origin, int line,
-                   const std::string &column)
-{
-    double value = 0.0;
-    const char *end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(text.data(), end, value);
-    if (text.empty() || ec != std::errc() || ptr != end || !std::isfinite(value))
-        throw Error::at(origin, line, "column '" + column + "': not a number: '" + text + "'");
-    return value;
-}
-
-int parseInt(const std::string &text, const std::string &origin, int line,
-             const std::string &column)
-{
-    const double v = parseNumber(text, origin, line, column);
-    if (v != std::floor(v) || std::fabs(v) > 1e9)
-        throw Error::at(origin, line, "column '" + column + "': not an integer: '" + text + "'");
-    return static_cast<int>(v);
 }
 
 class ErrorCollector : public google::protobuf::io::ErrorCollector
@@ -75,24 +59,78 @@ Trace fromProto(const pb::Trace &msg)
         spec.epochs = j.epochs();
         if (j.has_estimated_epochs())
             spec.estimatedEpochs = j.estimated_epochs();
+        JobSource &s = spec.source;
+        s.id = j.source_id();
+        s.user = j.user();
+        s.vc = j.vc();
+        s.status = j.status();
+        if (j.has_gpus())
+            s.gpus = j.gpus();
+        if (j.has_submit_time())
+            s.submitTime = j.submit_time();
+        if (j.has_queue_seconds())
+            s.queueSeconds = j.queue_seconds();
+        if (j.has_duration_seconds())
+            s.durationSeconds = j.duration_seconds();
+        s.workers = j.workers();
+        s.ps = j.ps();
         trace.jobs.push_back(std::move(spec));
     }
+    if (msg.has_slot_seconds())
+        trace.slotSeconds = msg.slot_seconds();
+    if (msg.has_time_origin())
+        trace.timeOrigin = msg.time_origin();
+    if (msg.has_cluster()) {
+        const auto &c = msg.cluster();
+        trace.cluster = TraceCluster{c.nodes(), c.gpus_per_node(), c.cpus_per_node(), c.basis()};
+    }
+    trace.source = msg.source();
     return trace;
+}
+
+void fillProto(pb::TraceJob *j, const JobSpec &spec)
+{
+    j->set_id(spec.id);
+    j->set_arrival_slot(spec.arrivalSlot);
+    j->set_model(spec.model);
+    j->set_epochs(spec.epochs);
+    if (spec.estimatedEpochs)
+        j->set_estimated_epochs(*spec.estimatedEpochs);
+    const JobSource &s = spec.source;
+    j->set_source_id(s.id);
+    j->set_user(s.user);
+    j->set_vc(s.vc);
+    j->set_status(s.status);
+    if (s.gpus)
+        j->set_gpus(*s.gpus);
+    if (s.submitTime)
+        j->set_submit_time(*s.submitTime);
+    if (s.queueSeconds)
+        j->set_queue_seconds(*s.queueSeconds);
+    if (s.durationSeconds)
+        j->set_duration_seconds(*s.durationSeconds);
+    j->set_workers(s.workers);
+    j->set_ps(s.ps);
 }
 
 pb::Trace toProto(const Trace &trace)
 {
     pb::Trace msg;
     msg.set_name(trace.name);
-    for (const auto &spec : trace.jobs) {
-        auto *j = msg.add_jobs();
-        j->set_id(spec.id);
-        j->set_arrival_slot(spec.arrivalSlot);
-        j->set_model(spec.model);
-        j->set_epochs(spec.epochs);
-        if (spec.estimatedEpochs)
-            j->set_estimated_epochs(*spec.estimatedEpochs);
+    for (const auto &spec : trace.jobs)
+        fillProto(msg.add_jobs(), spec);
+    if (trace.slotSeconds)
+        msg.set_slot_seconds(*trace.slotSeconds);
+    if (trace.timeOrigin)
+        msg.set_time_origin(*trace.timeOrigin);
+    if (trace.cluster) {
+        auto *c = msg.mutable_cluster();
+        c->set_nodes(trace.cluster->nodes);
+        c->set_gpus_per_node(trace.cluster->gpusPerNode);
+        c->set_cpus_per_node(trace.cluster->cpusPerNode);
+        c->set_basis(trace.cluster->basis);
     }
+    msg.set_source(trace.source);
     return msg;
 }
 
@@ -104,6 +142,43 @@ std::string formatNumber(double v)
     return out.str();
 }
 
+constexpr int kMaxArrivalSlot = 1'000'000;
+
+// Source strings go into CSV cells and Protobuf strings: printable UTF-8 only.
+template <class Where>
+void checkText(const std::string &text, const Where &where, const char *what)
+{
+    for (const unsigned char c : text)
+        if (c < 0x20 || c == 0x7f)
+            throw Error(where() + ": " + what + ": control character in '" + text + "'");
+    if (!QUtf8StringView(text).isValidUtf8())
+        throw Error(where() + ": " + what + ": not valid UTF-8");
+}
+
+template <class Where>
+void checkOptional(const std::optional<double> &v, const Where &where, const char *name, double min)
+{
+    if (v && !(std::isfinite(*v) && *v >= min))
+        throw Error(where() + ": " + name + " must be a finite number of at least " +
+                    formatNumber(min) + ", got " + formatNumber(*v));
+}
+
+template <class Where>
+void validateSource(const JobSource &s, const Where &where)
+{
+    checkText(s.id, where, "source_id");
+    checkText(s.user, where, "user");
+    checkText(s.vc, where, "vc");
+    checkText(s.status, where, "status");
+    checkOptional(s.gpus, where, "gpus", 0.0);
+    checkOptional(s.submitTime, where, "submit_time", -1e12);
+    checkOptional(s.queueSeconds, where, "queue_seconds", 0.0);
+    checkOptional(s.durationSeconds, where, "duration_seconds", 0.0);
+    if (s.workers < 0 || s.ps < 0 || s.workers > 4096 || s.ps > 4096 || (s.workers > 0) != (s.ps > 0))
+        throw Error(where() + ": observed allocation " + std::to_string(s.ps) + " PS / " +
+                    std::to_string(s.workers) + " workers: give both (1..4096) or neither");
+}
+
 } // namespace
 
 void Trace::validate(const ProfileSet &profiles, const std::string &origin) const
@@ -113,24 +188,86 @@ void Trace::validate(const ProfileSet &profiles, const std::string &origin) cons
     if (jobs.size() > 10'000'000)
         throw Error(origin + ": trace has " + std::to_string(jobs.size()) +
                     " jobs, more than the supported 10,000,000");
-    std::set<int> ids;
+    // Duplicate ids: sorted copies of the ids (4 bytes a job, not a tree node).
+    std::vector<std::pair<int, size_t>> ids(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i)
+        ids[i] = {jobs[i].id, i};
+    std::sort(ids.begin(), ids.end());
+    for (size_t k = 1; k < ids.size(); ++k)
+        if (ids[k].first == ids[k - 1].first)
+            throw Error(origin + ": job " + std::to_string(ids[k].first) + " (entry " +
+                        std::to_string(ids[k].second + 1) + "): duplicate job id");
     for (size_t i = 0; i < jobs.size(); ++i) {
         const JobSpec &j = jobs[i];
-        const std::string where = origin + ": job " + std::to_string(j.id) + " (entry " +
-                                  std::to_string(i + 1) + ")";
-        if (!ids.insert(j.id).second)
-            throw Error(where + ": duplicate job id");
-        if (j.arrivalSlot < 0 || j.arrivalSlot > 1'000'000)
-            throw Error(where + ": arrival_slot " + std::to_string(j.arrivalSlot) +
+        // Built only for an error: a million jobs pass through here.
+        auto where = [&] {
+            return origin + ": job " + std::to_string(j.id) + " (entry " + std::to_string(i + 1) + ")";
+        };
+        if (j.arrivalSlot < 0 || j.arrivalSlot > kMaxArrivalSlot)
+            throw Error(where() + ": arrival_slot " + std::to_string(j.arrivalSlot) +
                         " out of range 0..1000000");
         if (!std::isfinite(j.epochs) || j.epochs <= 0 || j.epochs > 1e12)
-            throw Error(where + ": epochs must be a positive number, got " + formatNumber(j.epochs));
+            throw Error(where() + ": epochs must be a positive number, got " + formatNumber(j.epochs));
         if (j.estimatedEpochs && (!std::isfinite(*j.estimatedEpochs) || *j.estimatedEpochs <= 0))
-            throw Error(where + ": estimated_epochs must be positive, got " +
+            throw Error(where() + ": estimated_epochs must be positive, got " +
                         formatNumber(*j.estimatedEpochs));
         if (!profiles.indexOf(j.model))
-            throw Error(where + ": unknown model '" + j.model + "'");
+            throw Error(where() + ": unknown model '" + j.model + "'");
+        if (!j.source.empty())
+            validateSource(j.source, where);
     }
+    if (slotSeconds && !(*slotSeconds > 0 && *slotSeconds <= 1e7))
+        throw Error(origin + ": slot_seconds must be in (0, 1e7], got " + formatNumber(*slotSeconds));
+    if (timeOrigin && !std::isfinite(*timeOrigin))
+        throw Error(origin + ": time_origin must be a finite number");
+    if (cluster) {
+        const TraceCluster &c = *cluster;
+        // Within what the simulator's cluster indexes cheaply (a usage bucket per CPU x GPU slot).
+        if (c.nodes < 1 || c.nodes > 100'000 || c.gpusPerNode < 0 || c.gpusPerNode > 16 ||
+            c.cpusPerNode < 0 || c.cpusPerNode > 512 || c.gpusPerNode + c.cpusPerNode == 0)
+            throw Error(origin + ": cluster: " + std::to_string(c.nodes) + " nodes of " +
+                        std::to_string(c.gpusPerNode) + " GPUs and " +
+                        std::to_string(c.cpusPerNode) +
+                        " CPUs is out of range (1..100000 nodes, up to 16 GPUs and 512 CPUs each)");
+        checkText(c.basis, [&] { return origin + ": cluster"; }, "basis");
+    }
+    checkText(source, [&] { return origin; }, "source");
+}
+
+int Trace::maxObservedWorkers() const
+{
+    int most = 0;
+    for (const auto &j : jobs)
+        most = std::max(most, j.source.workers);
+    return most;
+}
+
+int Trace::maxObservedPs() const
+{
+    int most = 0;
+    for (const auto &j : jobs)
+        most = std::max(most, j.source.ps);
+    return most;
+}
+
+bool Trace::rescaleArrivals(double seconds)
+{
+    if (!timeOrigin || !(seconds > 0) ||
+        std::any_of(jobs.begin(), jobs.end(),
+                    [](const JobSpec &j) { return !j.source.submitTime.has_value(); }))
+        return false;
+    std::vector<int> slots;
+    slots.reserve(jobs.size());
+    for (const auto &j : jobs) {
+        const double slot = std::floor((*j.source.submitTime - *timeOrigin) / seconds);
+        if (!(slot >= 0 && slot <= kMaxArrivalSlot))
+            return false;
+        slots.push_back(static_cast<int>(slot));
+    }
+    for (size_t i = 0; i < jobs.size(); ++i)
+        jobs[i].arrivalSlot = slots[i];
+    slotSeconds = seconds;
+    return true;
 }
 
 int Trace::lastArrival() const
@@ -148,73 +285,6 @@ TraceFormat Trace::formatFromPath(const std::string &path)
     if (endsWith(path, ".textproto") || endsWith(path, ".txtpb") || endsWith(path, ".pbtxt"))
         return TraceFormat::Text;
     return TraceFormat::Binary;
-}
-
-Trace Trace::parseCsv(const std::string &text, const std::string &origin)
-{
-    Trace trace;
-    std::istringstream in(text);
-    std::string line;
-    int lineNo = 0;
-    bool header = false;
-    bool hasEstimate = false;
-    while (std::getline(in, line)) {
-        ++lineNo;
-        const std::string t = trim(line);
-        if (t.empty() || t[0] == '#')
-            continue;
-        const auto fields = splitCsvFields(t);
-        if (!header) {
-            const std::vector<std::string> expected{"job_id", "arrival_slot", "model", "epochs"};
-            if (fields.size() < 4 || !std::equal(expected.begin(), expected.end(), fields.begin()))
-                throw Error::at(origin, lineNo,
-                                "expected header 'job_id,arrival_slot,model,epochs', got '" + t + "'");
-            hasEstimate = fields.size() >= 5 && fields[4] == "estimated_epochs";
-            if (fields.size() > (hasEstimate ? 5u : 4u))
-                throw Error::at(origin, lineNo, "unexpected extra header column '" + fields.back() + "'");
-            header = true;
-            continue;
-        }
-        const size_t want = hasEstimate ? 5 : 4;
-        if (fields.size() != want && !(hasEstimate && fields.size() == 4))
-            throw Error::at(origin, lineNo, "expected " + std::to_string(want) + " columns, got " +
-                                                std::to_string(fields.size()));
-        JobSpec spec;
-        spec.id = parseInt(fields[0], origin, lineNo, "job_id");
-        spec.arrivalSlot = parseInt(fields[1], origin, lineNo, "arrival_slot");
-        spec.model = fields[2];
-        if (spec.model.empty())
-            throw Error::at(origin, lineNo, "column 'model' is empty");
-        spec.epochs = parseNumber(fields[3], origin, lineNo, "epochs");
-        if (spec.arrivalSlot < 0)
-            throw Error::at(origin, lineNo, "column 'arrival_slot': must not be negative");
-        if (spec.epochs <= 0)
-            throw Error::at(origin, lineNo, "column 'epochs': must be positive, got " + fields[3]);
-        if (fields.size() == 5 && !fields[4].empty()) {
-            spec.estimatedEpochs = parseNumber(fields[4], origin, lineNo, "estimated_epochs");
-            if (*spec.estimatedEpochs <= 0)
-                throw Error::at(origin, lineNo, "column 'estimated_epochs': must be positive");
-        }
-        trace.jobs.push_back(std::move(spec));
-    }
-    if (!header)
-        throw Error(origin + ": empty file, expected header 'job_id,arrival_slot,model,epochs'");
-    return trace;
-}
-
-std::string Trace::toCsv() const
-{
-    const bool anyEstimate = std::any_of(jobs.begin(), jobs.end(),
-                                         [](const JobSpec &j) { return j.estimatedEpochs.has_value(); });
-    std::ostringstream out;
-    out << "job_id,arrival_slot,model,epochs" << (anyEstimate ? ",estimated_epochs" : "") << '\n';
-    for (const auto &j : jobs) {
-        out << j.id << ',' << j.arrivalSlot << ',' << j.model << ',' << formatNumber(j.epochs);
-        if (anyEstimate)
-            out << ',' << (j.estimatedEpochs ? formatNumber(*j.estimatedEpochs) : std::string());
-        out << '\n';
-    }
-    return out.str();
 }
 
 Trace Trace::load(const std::string &path, TraceFormat format)
@@ -254,20 +324,96 @@ Trace Trace::parse(const std::string &data, TraceFormat format, const std::strin
     return trace;
 }
 
+namespace {
+
+// A QSaveFile fed in chunks: a million-job trace is never a second whole copy in memory, and
+// a failed write leaves no partial file.
+class ChunkedFile
+{
+public:
+    explicit ChunkedFile(const std::string &path) : m_path(path), m_file(QString::fromStdString(path))
+    {
+        if (!m_file.open(QIODevice::WriteOnly))
+            throw Error(path + ": cannot write: " + m_file.errorString().toStdString());
+    }
+    // Writes `buffer` out when it has grown past a chunk (and empties it).
+    void flushIfFull(std::string &buffer)
+    {
+        if (buffer.size() >= (1u << 20))
+            flush(buffer);
+    }
+    void flush(std::string &buffer)
+    {
+        const auto size = static_cast<qint64>(buffer.size());
+        if (m_file.write(buffer.data(), size) != size)
+            throw Error(m_path + ": write failed: " + m_file.errorString().toStdString());
+        buffer.clear();
+    }
+    void commit(std::string &buffer)
+    {
+        flush(buffer);
+        if (!m_file.commit())
+            throw Error(m_path + ": write failed: " + m_file.errorString().toStdString());
+    }
+
+private:
+    std::string m_path;
+    QSaveFile m_file;
+};
+
+void appendVarint(std::string &out, std::uint64_t v)
+{
+    while (v >= 0x80) {
+        out += static_cast<char>((v & 0x7f) | 0x80);
+        v >>= 7;
+    }
+    out += static_cast<char>(v);
+}
+
+} // namespace
+
 void Trace::save(const std::string &path, TraceFormat format) const
 {
     if (format == TraceFormat::Auto)
         format = formatFromPath(path);
-    std::string out;
-    if (format == TraceFormat::Csv) {
-        out = toCsv();
-    } else if (format == TraceFormat::Text) {
+    if (format == TraceFormat::Text) {
+        std::string out;
         if (!google::protobuf::TextFormat::PrintToString(toProto(*this), &out))
             throw Error(path + ": cannot encode trace as text");
-    } else if (!toProto(*this).SerializeToString(&out)) {
-        throw Error(path + ": cannot encode trace");
+        writeFileAtomically(path, out);
+        return;
     }
-    writeFileAtomically(path, out);
+    ChunkedFile file(path);
+    std::string buffer;
+    if (format == TraceFormat::Csv) {
+        appendCsv(*this, buffer, [&](std::string &b) { file.flushIfFull(b); });
+        file.commit(buffer);
+        return;
+    }
+    // dl2.pb.Trace, its jobs encoded one at a time: the trace-level fields, then each job as
+    // field 2 (length-delimited), which is the same message a whole SerializeToString gives.
+    Trace header; // the trace-level fields only (no copy of the jobs)
+    header.name = name;
+    header.slotSeconds = slotSeconds;
+    header.timeOrigin = timeOrigin;
+    header.cluster = cluster;
+    header.source = source;
+    if (!toProto(header).AppendToString(&buffer))
+        throw Error(path + ": cannot encode trace");
+    pb::TraceJob message;
+    std::string job;
+    for (const auto &spec : jobs) {
+        message.Clear();
+        fillProto(&message, spec);
+        job.clear();
+        if (!message.SerializeToString(&job))
+            throw Error(path + ": cannot encode job " + std::to_string(spec.id));
+        buffer += static_cast<char>((2 << 3) | 2);
+        appendVarint(buffer, job.size());
+        buffer += job;
+        file.flushIfFull(buffer);
+    }
+    file.commit(buffer);
 }
 
 } // namespace dl2

@@ -1,7 +1,12 @@
 #pragma once
-// A trace: the jobs of one run (id, arrival slot, model, total epochs, optional estimate).
+// A trace: the jobs of one run (id, arrival slot, model, total epochs, optional estimate), and
+// for imported traces what the source said (per job: source id, user, VC, status, requested
+// GPUs, submission, queueing delay, observed duration and allocation; per trace: the slot
+// length the arrival slots were made for, slot 0's time, the cluster).
 // Stored as Protobuf dl2.Trace (binary ".pb" or text ".textproto"/".txtpb") or CSV with the
-// header job_id,arrival_slot,model,epochs[,estimated_epochs].
+// header job_id,arrival_slot,model,epochs[,estimated_epochs] followed by any of the optional
+// columns source_id,user,vc,status,gpus,submit_time,queue_seconds,duration_seconds,workers,ps;
+// trace-level fields are comment lines "# slot_seconds: 1200" before the header.
 
 #include <optional>
 #include <string>
@@ -11,6 +16,23 @@ namespace dl2 {
 
 class ProfileSet;
 
+// What the source trace says about a job; empty/unset when it says nothing (generated traces).
+struct JobSource
+{
+    std::string id; // the job's id in the source trace
+    std::string user;
+    std::string vc;
+    std::string status;
+    std::optional<double> gpus;            // requested GPUs
+    std::optional<double> submitTime;      // seconds on the source's clock
+    std::optional<double> queueSeconds;    // submission to first start
+    std::optional<double> durationSeconds; // observed run time
+    int workers = 0; // observed allocation (0: unknown)
+    int ps = 0;
+    bool empty() const { return *this == JobSource{}; }
+    bool operator==(const JobSource &) const = default;
+};
+
 struct JobSpec
 {
     int id = 0;
@@ -18,7 +40,19 @@ struct JobSpec
     std::string model;
     double epochs = 0.0;                    // true total epochs (completion uses these)
     std::optional<double> estimatedEpochs;  // what the scheduler sees, when set
+    JobSource source{}; // (default member initializer: {id, slot, model, epochs, estimate} stays complete)
     bool operator==(const JobSpec &) const = default;
+};
+
+// The cluster a trace ran on, in physical units (the simulator counts 1 GPU = 4 GPU slots,
+// 1 CPU core = 1 CPU slot).
+struct TraceCluster
+{
+    int nodes = 0;
+    int gpusPerNode = 0;
+    int cpusPerNode = 0;
+    std::string basis; // where the figures come from
+    bool operator==(const TraceCluster &) const = default;
 };
 
 enum class TraceFormat { Auto, Binary, Text, Csv };
@@ -27,11 +61,22 @@ struct Trace
 {
     std::string name;
     std::vector<JobSpec> jobs;
+    // (Default member initializers: Trace{name, jobs} stays a complete initialisation.)
+    std::optional<double> slotSeconds{}; // the slot length the arrival slots were made for
+    std::optional<double> timeOrigin{};  // source-clock seconds at the start of slot 0
+    std::optional<TraceCluster> cluster{};
+    std::string source{};                // where it was imported from, when it was
 
-    // Checks ids unique, arrival >= 0, epochs > 0 and finite, models known; throws dl2::Error
-    // naming `origin` and the job.
+    // Checks ids unique, arrival >= 0, epochs > 0 and finite, models known, source fields
+    // sane; throws dl2::Error naming `origin` and the job.
     void validate(const ProfileSet &profiles, const std::string &origin) const;
     int lastArrival() const;
+    // The largest observed allocation of any job (0, 0 when the trace has none).
+    int maxObservedWorkers() const;
+    int maxObservedPs() const;
+    // Re-derives arrival slots for another slot length from the submission times; false (and
+    // nothing changed) when some job has no submission time or the trace no time origin.
+    bool rescaleArrivals(double slotSeconds);
 
     static TraceFormat formatFromPath(const std::string &path);
     // Reads any format; throws dl2::Error("FILE:LINE: ...") on malformed input.

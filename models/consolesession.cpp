@@ -57,6 +57,9 @@ void ConsoleSession::clearRun(int wantedSlot)
     m_snapshot = {};
     m_decisions = {};
     m_timeline.clear();
+    m_liveSlots.clear();
+    m_liveHead.reset();
+    m_viewingHistory = false;
     setPlaying(false);
     Q_EMIT loadStarted();
     Q_EMIT timelineChanged();
@@ -115,6 +118,7 @@ void ConsoleSession::startLive(const LiveSetup &setup)
         Q_EMIT errorOccurred(message);
     });
     connect(m_live, &LiveOperations::slotCompleted, this, &ConsoleSession::onLiveSlot);
+    connect(m_live, &LiveOperations::historyLoaded, this, &ConsoleSession::onLiveHistory);
     connect(m_live, &LiveOperations::finished, this, [this] {
         m_runComplete = true;
         setPlaying(false);
@@ -132,16 +136,122 @@ void ConsoleSession::stopLive()
     Q_EMIT liveChanged();
 }
 
-void ConsoleSession::onLiveSlot(const LiveSlotPacket &packet)
+void ConsoleSession::keepLiveSlot(const LiveSlotPacket &packet)
+{
+    const int slot = packet.summary.slot;
+    if (slot < 0)
+        return; // the state before the first slot: nothing ran
+    // The timeline is indexed by slot. A backend whose slots count wall-clock time (Kubernetes:
+    // slot = unix time / slot length) starts far from 0 without a history to fill the gap:
+    // such a slot is shown, not kept.
+    constexpr int kMaxGap = 10'000;
+    if (slot > static_cast<int>(m_liveSlots.size()) + kMaxGap)
+        return;
+    if (slot >= static_cast<int>(m_liveSlots.size()))
+        m_liveSlots.resize(static_cast<size_t>(slot) + 1);
+    m_liveSlots[static_cast<size_t>(slot)] = packet;
+    // The timeline is indexed by slot: a slot never seen (an agent without history) stays a
+    // placeholder without marks.
+    while (static_cast<int>(m_timeline.size()) < slot) {
+        SlotSummary gap;
+        gap.slot = static_cast<int>(m_timeline.size());
+        m_timeline.push_back(gap);
+    }
+    if (slot == static_cast<int>(m_timeline.size()))
+        m_timeline.push_back(packet.summary);
+    else
+        m_timeline[static_cast<size_t>(slot)] = packet.summary;
+}
+
+void ConsoleSession::showLivePacket(const LiveSlotPacket &packet)
 {
     m_snapshot = packet.packet.snapshot;
     m_decisions = packet.packet.decisions;
-    if (packet.summary.slot >= 0 && packet.summary.slot == static_cast<int>(m_timeline.size()))
-        m_timeline.push_back(packet.summary);
     Q_EMIT snapshotChanged();
+}
+
+void ConsoleSession::setViewingHistory(bool on)
+{
+    if (on == m_viewingHistory)
+        return;
+    m_viewingHistory = on;
+    Q_EMIT liveViewChanged();
+}
+
+void ConsoleSession::onLiveSlot(const LiveSlotPacket &packet)
+{
+    keepLiveSlot(packet);
+    if (!m_liveHead || packet.summary.slot >= m_liveHead->summary.slot)
+        m_liveHead = std::make_unique<LiveSlotPacket>(packet);
+    if (!m_viewingHistory) // else the operator keeps looking at the slot they chose
+        showLivePacket(*m_liveHead);
     Q_EMIT timelineChanged();
     if (m_playing && m_speed <= 0)
         onPlayTick();
+}
+
+void ConsoleSession::onLiveHistory(const std::vector<LiveSlotPacket> &packets)
+{
+    for (const LiveSlotPacket &p : packets)
+        keepLiveSlot(p);
+    // Slots newer than the state on display (run while disconnected): the newest is live now.
+    if (!packets.empty() &&
+        (!m_liveHead || packets.back().summary.slot > m_liveHead->summary.slot)) {
+        m_liveHead = std::make_unique<LiveSlotPacket>(packets.back());
+        if (!m_viewingHistory)
+            showLivePacket(*m_liveHead);
+    }
+    Q_EMIT timelineChanged();
+}
+
+int ConsoleSession::liveSlot() const
+{
+    return m_liveHead ? m_liveHead->summary.slot : -1;
+}
+
+const LiveSlotPacket *ConsoleSession::liveRecord(int slot) const
+{
+    if (slot < 0 || slot >= static_cast<int>(m_liveSlots.size()) ||
+        m_liveSlots[static_cast<size_t>(slot)].summary.slot != slot)
+        return nullptr;
+    return &m_liveSlots[static_cast<size_t>(slot)];
+}
+
+GateBatch ConsoleSession::historyBatch(int slot) const
+{
+    GateBatch b;
+    b.history = true;
+    b.slot = slot;
+    const LiveSlotPacket *p = liveRecord(slot);
+    if (!p)
+        return b;
+    b.entries = p->entries;
+    for (const dl2::GateEntry &e : b.entries) {
+        int type = -1;
+        for (const dl2::JobState &j : p->packet.snapshot.jobs)
+            if (j.id == e.decision.job)
+                type = j.type;
+        b.jobTypes.push_back(type);
+        QString text;
+        for (const dl2::Acknowledgment &a : p->acks) {
+            if (a.decisionId != e.decision.id)
+                continue;
+            text = QString::fromLatin1(dl2::toString(a.status));
+            if (a.status == dl2::Acknowledgment::Status::Invalid && !a.message.empty())
+                text += QStringLiteral(": ") + QString::fromStdString(a.message);
+        }
+        b.acks.push_back(text);
+    }
+    return b;
+}
+
+void ConsoleSession::backToLive()
+{
+    if (!m_live)
+        return;
+    setViewingHistory(false);
+    if (m_liveHead)
+        showLivePacket(*m_liveHead);
 }
 
 void ConsoleSession::onLoaded(quint64 generation, const RunInfo &info)
@@ -213,9 +323,19 @@ void ConsoleSession::sendNext()
 
 void ConsoleSession::seek(int slot)
 {
-    if (m_live) { // a live cluster only goes forward, one gated slot at a time
-        if (slot > currentSlot())
+    if (m_live) {
+        // Beyond the newest slot: run the next one (the cluster only goes forward, one gated
+        // slot at a time). The newest slot: the live state. Older: a kept slot, read-only.
+        const int head = liveSlot();
+        if (slot > head) {
+            backToLive();
             m_live->runSlot();
+        } else if (slot == head) {
+            backToLive();
+        } else if (const LiveSlotPacket *p = liveRecord(std::max(0, slot))) {
+            setViewingHistory(true);
+            showLivePacket(*p);
+        }
         return;
     }
     slot = std::max(0, slot);
@@ -232,9 +352,9 @@ void ConsoleSession::stepForward()
 
 void ConsoleSession::stepBack()
 {
-    setPlaying(false);
-    if (!m_live)
-        seek(targetSlot() - 1);
+    if (!m_live) // live: looking back does not stop the cluster
+        setPlaying(false);
+    seek(targetSlot() - 1);
 }
 
 void ConsoleSession::setPlaying(bool playing)

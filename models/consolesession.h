@@ -11,15 +11,23 @@
 // through the decision gate (LiveOperations, on its own worker thread): every slot the
 // policy's proposal becomes a batch of decisions, and the slot only advances once the batch
 // is committed (or its review deadline passed). Play and step run slots; the timeline grows
-// as they complete; seeking back is not possible (the cluster does not rewind). load()
-// returns to replay mode.
+// as they complete. load() returns to replay mode.
+//
+// Live history: every live slot is kept (snapshot, the policy's decision record, the batch
+// with its verdicts, the cluster's acknowledgments), including the slots the cluster ran
+// before the console attached (read from its history). Seeking back shows a kept slot
+// read-only while live operation goes on (slots keep completing, the timeline keeps growing,
+// the gate's batch stays open for review); backToLive() or seeking to the newest slot returns
+// to the live state, and stepping forward from there runs the next slot.
 
+#include "livetypes.h"
 #include "modelprofile.h"
 #include "sessiontypes.h"
 
 #include <QObject>
 #include <QPointer>
 #include <QTimer>
+#include <memory>
 #include <vector>
 
 class QThread;
@@ -28,8 +36,6 @@ namespace dl2console {
 
 class LiveOperations;
 class SimulationWorker;
-struct LiveSetup;
-struct LiveSlotPacket;
 
 class ConsoleSession : public QObject
 {
@@ -42,6 +48,15 @@ public:
     void startLive(const LiveSetup &setup);
     bool isLive() const { return m_live != nullptr; }
     LiveOperations *live() const { return m_live; }
+    // Live mode: showing a kept slot instead of the live state.
+    bool isViewingHistory() const { return m_live && m_viewingHistory; }
+    // Live mode: slot of the newest state (-1 before the first slot).
+    int liveSlot() const;
+    // Live mode: the kept record of a slot (nullptr when not kept).
+    const LiveSlotPacket *liveRecord(int slot) const;
+    // Live mode: the batch that decided `slot`, read-only, with acknowledgments (history = true).
+    GateBatch historyBatch(int slot) const;
+    void backToLive();
     const SessionSetup &setup() const { return m_setup; }
     const RunInfo &runInfo() const { return m_info; }
     bool isLoaded() const { return m_loaded; }
@@ -85,7 +100,8 @@ Q_SIGNALS:
     void timelineChanged();
     void playingChanged(bool playing);
     void speedChanged(double slotsPerSecond);
-    void liveChanged(); // entered or left live operations mode (a new LiveOperations)
+    void liveChanged();     // entered or left live operations mode (a new LiveOperations)
+    void liveViewChanged(); // left or returned to the live state (isViewingHistory())
 
 private:
     void clearRun(int wantedSlot);
@@ -99,6 +115,10 @@ private:
     void updateTimerInterval();
     void stopLive();
     void onLiveSlot(const dl2console::LiveSlotPacket &packet);
+    void onLiveHistory(const std::vector<dl2console::LiveSlotPacket> &packets);
+    void keepLiveSlot(const LiveSlotPacket &packet);
+    void showLivePacket(const LiveSlotPacket &packet);
+    void setViewingHistory(bool on);
 
     QThread *m_thread = nullptr;
     QPointer<SimulationWorker> m_worker;
@@ -117,6 +137,10 @@ private:
     dl2::SlotSnapshot m_snapshot;
     DecisionLog m_decisions;
     std::vector<SlotSummary> m_timeline;
+    // Live mode: index == slot (slots never seen stay empty, summary.slot == -1).
+    std::vector<LiveSlotPacket> m_liveSlots;
+    std::unique_ptr<LiveSlotPacket> m_liveHead; // the newest state
+    bool m_viewingHistory = false;
 };
 
 } // namespace dl2console

@@ -7,6 +7,7 @@
 
 #ifdef DL2_CONSOLE_DECISIONS
 #include "dl2policy.h"
+#include "policyactions.h"
 #endif
 
 namespace dl2console {
@@ -195,18 +196,8 @@ void attachDecisionReader(dl2::PolicyPlanner &planner)
 #ifdef DL2_CONSOLE_DECISIONS
     planner.setActionReader([](const dl2::Scheduler &scheduler) {
         std::vector<dl2::PolicyPlanner::PolicyAction> out;
-        const auto *policy = dynamic_cast<const dl2::Dl2Policy *>(&scheduler);
-        if (!policy)
-            return out;
-        for (const dl2::DecisionRecord &d : policy->lastSlotDecisions()) {
-            dl2::PolicyPlanner::PolicyAction a;
-            a.jobId = d.stop ? -1 : d.jobId;
-            a.placed = !d.stop && d.result == dl2::AddResult::Ok;
-            if (d.action >= 0 && d.action < static_cast<int>(d.probabilities.size()))
-                a.probability = d.probabilities[static_cast<size_t>(d.action)];
-            a.value = d.value;
-            out.push_back(a);
-        }
+        for (const dl2::PolicyActionSummary &a : dl2::lastPolicyActions(scheduler))
+            out.push_back({a.jobId, a.placed, a.probability, a.value});
         return out;
     });
 #endif

@@ -61,8 +61,8 @@ struct DecisionLog
 {
     bool available = false; // false: the policy does not expose decisions
     int slot = -1;
-    QString policy;                     // "dl2", "dl2-plus"
-    QString notes;                      // how the policy's slot works (forced bundles, ...)
+    QString policy; // "dl2", "dl2-plus"
+    QString notes;  // how the policy's slot works (forced bundles, ...); when not available: why
     std::vector<FeatureColumn> columns; // of the per-job features
     std::vector<FeatureColumn> globals; // of DecisionStep::global
     std::vector<DecisionStep> steps;

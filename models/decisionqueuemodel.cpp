@@ -17,7 +17,7 @@ void DecisionQueueModel::setBatch(const GateBatch &batch)
 {
     auto ids = [](const GateBatch &b) {
         std::vector<std::string> out;
-        if (b.open)
+        if (b.open || b.history)
             for (const auto &e : b.entries)
                 out.push_back(e.decision.id);
         return out;
@@ -26,13 +26,13 @@ void DecisionQueueModel::setBatch(const GateBatch &batch)
     if (!sameRows) {
         beginResetModel();
         m_batch = batch;
-        if (!m_batch.open)
+        if (!m_batch.open && !m_batch.history)
             m_batch.entries.clear();
         endResetModel();
         return;
     }
     m_batch = batch;
-    if (!m_batch.open)
+    if (!m_batch.open && !m_batch.history)
         m_batch.entries.clear();
     if (rowCount() > 0)
         Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, ColumnCount - 1));
@@ -141,8 +141,12 @@ QVariant DecisionQueueModel::data(const QModelIndex &index, int role) const
         case ConfidenceColumn:
             return d.probability ? QStringLiteral("%1 %").arg(100.0 * *d.probability, 0, 'f', 0)
                                  : QStringLiteral("—");
-        case VerdictColumn:
+        case VerdictColumn: {
+            const size_t row = static_cast<size_t>(index.row());
+            if (m_batch.history && row < m_batch.acks.size() && !m_batch.acks[row].isEmpty())
+                return tr("%1 · %2").arg(verdictText(*e), m_batch.acks[row]);
             return verdictText(*e);
+        }
         }
         break;
     case Qt::ToolTipRole:

@@ -2,7 +2,8 @@
 // The decisions of the gate's open batch, one row each: job, model, current -> proposed
 // allocation, predicted speed-up, the policy's confidence and the verdict so far. The batch
 // arrives whole (GateBatch copies from the operations worker): same decision ids -> the rows
-// are updated in place (dataChanged), a different set -> model reset.
+// are updated in place (dataChanged), a different set -> model reset. A batch of the live
+// history (GateBatch::history) shows its final verdicts with the cluster's acknowledgment.
 
 #include "livetypes.h"
 #include "modelprofile.h"

@@ -16,6 +16,7 @@ LiveOperations::LiveOperations(const LiveSetup &setup, QObject *parent)
     qRegisterMetaType<dl2console::ConnectorStatus>();
     qRegisterMetaType<dl2console::GateBatch>();
     qRegisterMetaType<dl2console::LiveSlotPacket>();
+    qRegisterMetaType<std::vector<dl2console::LiveSlotPacket>>();
     qRegisterMetaType<dl2console::RunInfo>();
 
     m_connector.address = setup.agentAddress;
@@ -55,6 +56,7 @@ LiveOperations::LiveOperations(const LiveSetup &setup, QObject *parent)
         m_busy = false;
         Q_EMIT slotCompleted(p);
     });
+    connect(worker, &OperationsWorker::historyLoaded, this, &LiveOperations::historyLoaded);
     connect(worker, &OperationsWorker::runComplete, this, [this] {
         m_busy = false;
         m_runComplete = true;

@@ -48,6 +48,7 @@ Q_SIGNALS:
     void connectorChanged();
     void batchChanged();
     void slotCompleted(const dl2console::LiveSlotPacket &packet);
+    void historyLoaded(const std::vector<dl2console::LiveSlotPacket> &packets);
     void finished();
     void commandFailed(const QString &message);
     void overrideFinished(const QString &id, const QString &error);

@@ -72,6 +72,10 @@ struct GateBatch
     int maxPs = 16, maxWorkers = 16;
     bool canUndo = false, canRedo = false;
     QString undoText, redoText;
+    // A batch of the live history (closed, shown read-only): one acknowledgment text per entry
+    // ("applied", "duplicate", "invalid: ..."; empty: not sent).
+    bool history = false;
+    std::vector<QString> acks;
     int pending() const;
 };
 
@@ -82,6 +86,13 @@ struct LiveSlotPacket
     SlotSummary summary;
     std::map<int, dl2::Allocation> targets; // job id -> allocation the cluster runs now
     int approved = 0, rejected = 0, applied = 0, invalid = 0;
+    // The batch that decided this slot (empty when nothing changed) with its verdicts, and the
+    // cluster's acknowledgments of the approved ones.
+    std::vector<dl2::GateEntry> entries;
+    std::vector<dl2::Acknowledgment> acks;
+    // Read from the cluster's history (the slot ran before this console attached, or while
+    // it was disconnected): no decision record of the policy, entries = decisions applied.
+    bool fromHistory = false;
 };
 
 } // namespace dl2console
@@ -91,3 +102,4 @@ Q_DECLARE_METATYPE(dl2console::GateSettings)
 Q_DECLARE_METATYPE(dl2console::ConnectorStatus)
 Q_DECLARE_METATYPE(dl2console::GateBatch)
 Q_DECLARE_METATYPE(dl2console::LiveSlotPacket)
+Q_DECLARE_METATYPE(std::vector<dl2console::LiveSlotPacket>)

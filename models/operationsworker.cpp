@@ -18,17 +18,20 @@ namespace dl2console {
 
 namespace {
 
-// A remote agent reports a ClusterView, not the simulator's SlotSnapshot: rebuild what the
-// views need (jobs, node usage from the task placements, utilisation, counts).
-dl2::SlotSnapshot snapshotFromView(const dl2::ClusterView &v, const dl2::ProfileSet &profiles)
+// A remote agent reports a ClusterView (or a SlotRecord of its history), not the simulator's
+// SlotSnapshot: rebuild what the views need (jobs, node usage from the task placements,
+// utilisation, counts).
+dl2::SlotSnapshot snapshotFromJobs(int slot, int nodes, dl2::Demand capacity,
+                                   const std::vector<dl2::JobState> &jobs,
+                                   const dl2::ProfileSet &profiles)
 {
     dl2::SlotSnapshot s;
-    s.slot = v.nextSlot - 1;
-    s.nodeCapacity = v.nodeCapacity;
-    s.nodeUsage.assign(static_cast<size_t>(std::max(0, v.nodes)), dl2::Demand{0, 0});
-    s.jobs = v.jobs;
+    s.slot = slot;
+    s.nodeCapacity = capacity;
+    s.nodeUsage.assign(static_cast<size_t>(std::max(0, nodes)), dl2::Demand{0, 0});
+    s.jobs = jobs;
     dl2::Demand used{0, 0};
-    for (const dl2::JobState &j : v.jobs) {
+    for (const dl2::JobState &j : jobs) {
         switch (j.status) {
         case dl2::JobStatus::Running:
             ++s.running;
@@ -43,22 +46,33 @@ dl2::SlotSnapshot snapshotFromView(const dl2::ClusterView &v, const dl2::Profile
             ++s.pending;
             break;
         }
-        if (j.type < 0 || j.type >= profiles.size())
+        if (j.type < 0 || j.type >= profiles.size() || !heldAllocation(j, slot))
             continue;
         const dl2::ModelProfile &p = profiles[j.type];
         for (const dl2::TaskPlacement &t : j.tasks) {
             const dl2::Demand d = t.role == dl2::TaskRole::Ps ? p.psDemand : p.workerDemand;
             for (size_t r = 0; r < d.size(); ++r) {
-                if (t.node >= 0 && t.node < v.nodes)
+                if (t.node >= 0 && t.node < nodes)
                     s.nodeUsage[static_cast<size_t>(t.node)][r] += d[r];
                 used[r] += d[r];
             }
         }
     }
     for (size_t r = 0; r < used.size(); ++r) {
-        const int total = v.nodes * v.nodeCapacity[r];
+        const int total = nodes * capacity[r];
         s.utilisation[r] = total > 0 ? static_cast<double>(used[r]) / total : 0.0;
     }
+    return s;
+}
+
+dl2::SlotSnapshot snapshotFromView(const dl2::ClusterView &v, const dl2::ProfileSet &profiles)
+{
+    dl2::SlotSnapshot s =
+        snapshotFromJobs(v.nextSlot - 1, v.nodes, v.nodeCapacity, v.jobs, profiles);
+    s.reward = v.reward;
+    s.cumulativeReward = v.cumulativeReward;
+    s.arrivals = v.arrivals;
+    s.completions = v.completions;
     return s;
 }
 
@@ -189,7 +203,7 @@ void OperationsWorker::tryConnect()
         return;
     try {
         if (m_grpc) {
-            m_grpc->health();
+            m_health = m_grpc->health();
             if (m_resend)
                 m_loop->resendUnacknowledged();
             m_resend = false;
@@ -204,9 +218,22 @@ void OperationsWorker::tryConnect()
             info.nodes = v.nodes;
             info.jobs = v.totalJobs;
             info.slotSeconds = v.slotSeconds;
+            if (m_grpc) {
+                info.backend = QString::fromStdString(m_health.backend);
+                info.cluster = QString::fromStdString(
+                    m_health.description.empty() ? m_health.scenario : m_health.description);
+            } else {
+                info.backend = QStringLiteral("embedded");
+                info.cluster = QString::fromStdString(m_connector->describe());
+            }
             m_started = true;
             Q_EMIT started(info);
-            publishSlot(0, 0, {});
+            fetchHistory(v.nextSlot - 1); // a cluster already running: the slots it ran
+            publishSlot(0, 0, {}, {});
+        } else {
+            // Reconnected: the slots the cluster ran meanwhile (another operator, or ours
+            // whose result was lost with the connection).
+            fetchHistory(m_connector->snapshot().nextSlot - 1);
         }
     } catch (const std::exception &e) {
         connectionLost(e.what());
@@ -217,6 +244,51 @@ void OperationsWorker::tryConnect()
         m_runWanted = false;
         runSlot();
     }
+}
+
+void OperationsWorker::fetchHistory(int lastSlot)
+{
+    if (lastSlot <= m_lastPublishedSlot)
+        return;
+    const std::vector<dl2::SlotRecord> records =
+        m_connector->history(m_lastPublishedSlot + 1, lastSlot);
+    if (records.empty())
+        return;
+    const dl2::ClusterView v = m_connector->snapshot(); // nodes and capacity
+    std::vector<LiveSlotPacket> packets;
+    packets.reserve(records.size());
+    for (const dl2::SlotRecord &r : records) {
+        LiveSlotPacket p;
+        p.fromHistory = true;
+        p.packet.snapshot =
+            snapshotFromJobs(r.slot, v.nodes, v.nodeCapacity, r.jobs, m_planner->profiles());
+        p.packet.snapshot.reward = r.reward;
+        p.packet.snapshot.cumulativeReward = r.cumulativeReward;
+        p.packet.snapshot.arrivals = r.arrivals;
+        p.packet.snapshot.completions = r.completions;
+        p.packet.decisions.slot = r.slot;
+        p.packet.decisions.notes =
+            tr("Slot %1 ran before this console was attached to the cluster (it was read from "
+               "the cluster's history): the policy's inferences of that slot were not recorded "
+               "here. The decision queue shows the decisions the cluster applied for it, with "
+               "the policy's confidence.")
+                .arg(r.slot);
+        p.summary = summarise(p.packet.snapshot);
+        for (const dl2::ResizeDecision &d : r.applied) {
+            p.entries.push_back({d, dl2::GateEntry::Verdict::Approved, "applied by the cluster"});
+            p.acks.push_back({d.id, dl2::Acknowledgment::Status::Applied, {}, r.slot});
+            ++p.approved;
+            ++p.applied;
+        }
+        if (!r.applied.empty() && r.applied.front().value)
+            p.summary.value = static_cast<float>(*r.applied.front().value);
+        m_lastPublishedSlot = std::max(m_lastPublishedSlot, r.slot);
+        packets.push_back(std::move(p));
+    }
+    qCInfo(lcLive, "read %zu slots of the cluster's history (%d..%d)", packets.size(),
+           packets.front().summary.slot, packets.back().summary.slot);
+    m_historyTail = packets.back();
+    Q_EMIT historyLoaded(packets);
 }
 
 void OperationsWorker::connectionLost(const std::string &why)
@@ -302,7 +374,7 @@ void OperationsWorker::closeBatch()
         connectionLost(e.what()); // committed; re-sent after reconnecting
         return;
     }
-    publishSlot(approved, total - approved, acks);
+    publishSlot(approved, total - approved, acks, m_gate->entries());
     publishBatch();
 }
 
@@ -341,11 +413,14 @@ void OperationsWorker::publishBatch()
 }
 
 void OperationsWorker::publishSlot(int approved, int rejected,
-                                   const std::vector<dl2::Acknowledgment> &acks)
+                                   const std::vector<dl2::Acknowledgment> &acks,
+                                   const std::vector<dl2::GateEntry> &entries)
 {
     LiveSlotPacket p;
     p.approved = approved;
     p.rejected = rejected;
+    p.entries = entries;
+    p.acks = acks;
     for (const auto &a : acks) {
         if (a.status == dl2::Acknowledgment::Status::Applied)
             ++p.applied;
@@ -367,10 +442,23 @@ void OperationsWorker::publishSlot(int approved, int rejected,
         return;
     }
     p.summary = summarise(p.packet.snapshot);
-    // The planner's last plan was for the slot that just ran (the decision inspector's slot).
-    p.packet.decisions = collectDecisions(m_planner->scheduler(), p.packet.snapshot.slot);
-    if (const auto v = p.packet.decisions.slotValue())
-        p.summary.value = static_cast<float>(*v);
+    const int slot = p.packet.snapshot.slot;
+    if (entries.empty() && acks.empty() && slot >= 0 && m_historyTail.summary.slot == slot) {
+        // The state on attach is the last slot of the history just read: keep what it knows.
+        p.entries = m_historyTail.entries;
+        p.acks = m_historyTail.acks;
+        p.approved = m_historyTail.approved;
+        p.applied = m_historyTail.applied;
+        p.fromHistory = true;
+        p.summary.value = m_historyTail.summary.value;
+    } else {
+        // The planner's last plan was for the slot that just ran (the decision inspector's slot).
+        p.packet.decisions = collectDecisions(m_planner->scheduler(), slot);
+        if (const auto v = p.packet.decisions.slotValue())
+            p.summary.value = static_cast<float>(*v);
+    }
+    m_historyTail = {};
+    m_lastPublishedSlot = std::max(m_lastPublishedSlot, slot);
     Q_EMIT slotCompleted(p);
 }
 

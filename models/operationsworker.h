@@ -13,7 +13,13 @@
 // A remote agent is called with a per-call deadline and no internal retries; on a failure the
 // worker reconnects itself with exponential backoff (1 s .. 30 s), publishing the countdown,
 // and re-sends what was committed but never acknowledged. A rejected token is final.
+//
+// History: on attaching to a cluster that already ran slots, and after every reconnect, the
+// worker reads the slots it did not see from the cluster's history (GetHistory: snapshot,
+// reward, decisions applied with the policy's confidence) and publishes them (historyLoaded)
+// before the current state.
 
+#include "grpcconnector.h"
 #include "livetypes.h"
 
 #include <QObject>
@@ -60,6 +66,9 @@ Q_SIGNALS:
     void connectorChanged(const dl2console::ConnectorStatus &status);
     void batchChanged(const dl2console::GateBatch &batch);
     void slotCompleted(const dl2console::LiveSlotPacket &packet);
+    // Slots the cluster ran that this console did not see (attached mid-run, reconnected),
+    // oldest first, before the slotCompleted() of the state they lead to.
+    void historyLoaded(const std::vector<dl2console::LiveSlotPacket> &packets);
     void runComplete();
     void commandFailed(const QString &message);
     void overrideFinished(const QString &id, const QString &error);
@@ -71,7 +80,10 @@ private:
     void onRetryTick();
     void closeBatch();
     void publishBatch();
-    void publishSlot(int approved, int rejected, const std::vector<dl2::Acknowledgment> &acks);
+    void publishSlot(int approved, int rejected, const std::vector<dl2::Acknowledgment> &acks,
+                     const std::vector<dl2::GateEntry> &entries);
+    // Reads the cluster's history of the slots after the last published one up to lastSlot.
+    void fetchHistory(int lastSlot);
     void setStatus(ConnectorStatus::State state, const QString &message = {});
     template <typename F>
     bool guarded(const QString &what, F &&f);
@@ -92,6 +104,9 @@ private:
     QTimer *m_deadlineTimer;
     QTimer *m_retryTimer;
     ConnectorStatus m_status;
+    dl2::AgentHealth m_health;
+    int m_lastPublishedSlot = -1;
+    LiveSlotPacket m_historyTail; // the last slot read from the history, until published
     int m_backoffSeconds = 1;
     bool m_started = false;
     bool m_resend = false;    // re-send unacknowledged decisions once connected

@@ -36,6 +36,10 @@ struct SlotSummary
     int queued = 0;
     int running = 0;
     int finished = 0;
+    // Time the jobs spent in the system during this slot, in job-slots (1 per arrived,
+    // unfinished job, the fraction it needed for one that finished here): summed over the
+    // slots it is the cumulative JCT, and over the whole run the total JCT.
+    double jobSlots = 0.0;
     std::vector<int> arrivals;
     std::vector<int> completions;
     std::vector<JobSlotRecord> jobs; // trace order
@@ -95,6 +99,10 @@ struct RunInfo
     QString speedModel; // speedModelLabel() of the run
     QString checkpoint; // the policy file a learned policy runs, empty for baselines
     int maxSlots = 1000;
+    // Live operations: the cluster being operated ("sim", "kubernetes"; "embedded" for the
+    // in-process simulator) and its description ("simulated cluster (dl2-small, seed 1)").
+    QString backend;
+    QString cluster;
 };
 
 } // namespace dl2console

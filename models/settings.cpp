@@ -21,6 +21,7 @@ const QString kState = QStringLiteral("window/state");
 const QString kComparisonPolicies = QStringLiteral("comparison/policies");
 const QString kComparisonSeeds = QStringLiteral("comparison/seeds");
 const QString kLastDirectory = QStringLiteral("files/lastDirectory");
+const QString kPresentationViews = QStringLiteral("presentation/views");
 } // namespace
 
 Settings::Settings(const QString &fileName, QObject *parent)
@@ -162,6 +163,17 @@ QString Settings::lastDirectory() const
 void Settings::setLastDirectory(const QString &v)
 {
     setValue(kLastDirectory, v);
+}
+
+QStringList Settings::presentationViews() const
+{
+    return value(kPresentationViews,
+                 QStringList{QStringLiteral("utilisation"), QStringLiteral("reward")})
+        .toStringList();
+}
+void Settings::setPresentationViews(const QStringList &v)
+{
+    setValue(kPresentationViews, v);
 }
 
 } // namespace dl2console

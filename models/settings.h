@@ -48,6 +48,9 @@ public:
     void setComparisonSeeds(int value);
     QString lastDirectory() const;
     void setLastDirectory(const QString &value);
+    // Views shown in presentation mode and exported replays ("utilisation", "reward", ...).
+    QStringList presentationViews() const;
+    void setPresentationViews(const QStringList &value);
 
     void sync();
 

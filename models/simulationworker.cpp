@@ -28,6 +28,10 @@ SlotSummary summarise(const dl2::SlotSnapshot &s)
     r.completions = s.completions;
     r.jobs.reserve(s.jobs.size());
     for (const auto &j : s.jobs) {
+        if (j.active())
+            r.jobSlots += 1.0;
+        else if (j.status == dl2::JobStatus::Finished && j.finishTime >= s.slot)
+            r.jobSlots += j.finishTime - s.slot;
         if (!heldAllocation(j, s.slot)) {
             r.jobs.push_back({});
             continue;

@@ -26,7 +26,9 @@ set(_dl2_deb_depends
   "libqt6sql6-sqlite (>= 6.4)"
   "qt6-qpa-plugins"
   "libqcustomplot2.1-qt6"
-  "libprotobuf32")
+  "libprotobuf32"
+  "libarchive13"
+  "libavcodec59" "libavformat59" "libswscale6") # replay export (WebM, MP4, GIF, APNG)
 if(DL2_BUILD_LEARNING)
   list(APPEND _dl2_deb_depends "libtorch1.13")
 endif()

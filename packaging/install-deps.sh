@@ -16,6 +16,8 @@ packages=(
   clang libclang-rt-14-dev   # libFuzzer targets (preset fuzz)
   help2man          # man pages of dl2, dl2-train, dl2-console, dl2-agent, made from their --help
   bash-completion   # where the .deb installs the completion of dl2 (pkg-config completionsdir)
+  libavcodec-dev libavformat-dev libswscale-dev   # replay export as WebM/MP4/GIF/APNG
+  libarchive-dev    # trace-import reads the public traces as published (.gz, .tar.gz, .zip)
 )
 
 SUDO=""

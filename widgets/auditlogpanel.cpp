@@ -120,7 +120,10 @@ AuditLogPanel::~AuditLogPanel()
 
 void AuditLogPanel::closeDatabase()
 {
-    m_model->clear();
+    // Not clear(): QSqlQuery::clear() makes a new result from the same driver, so the model
+    // would keep a pointer to the driver removeDatabase() deletes, and the next clear() (the
+    // next switch of the audit file) would crash. A query of no database drops it.
+    m_model->setQuery(QSqlQuery(QString(), QSqlDatabase()));
     if (QSqlDatabase::contains(m_connection)) {
         {
             QSqlDatabase db = QSqlDatabase::database(m_connection, false);

@@ -48,6 +48,7 @@ ComparisonPage::ComparisonPage(Settings *settings, QWidget *parent)
     scroll->setMaximumWidth(300);
     layout->addWidget(scroll);
     layout->addWidget(buildResults(), 1);
+    setMinimumHeight(240); // three rows of charts must not raise the main window's minimum
     connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, &ComparisonPage::onFinished);
     updateButtons();
     showResult();
@@ -154,6 +155,10 @@ QWidget *ComparisonPage::buildResults()
     m_cdfPlot->setObjectName(QStringLiteral("comparison-cdf"));
     m_utilPlot = new Plot(m_results);
     m_utilPlot->setObjectName(QStringLiteral("comparison-utilisation"));
+    m_rewardPlot = new Plot(m_results);
+    m_rewardPlot->setObjectName(QStringLiteral("comparison-reward"));
+    m_completedPlot = new Plot(m_results);
+    m_completedPlot->setObjectName(QStringLiteral("comparison-completed"));
     m_table = new QTableView(m_results);
     m_table->setModel(m_summary);
     m_table->verticalHeader()->hide();
@@ -161,20 +166,25 @@ QWidget *ComparisonPage::buildResults()
     m_table->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
     m_table->setAlternatingRowColors(true);
     m_table->setSortingEnabled(false);
+    // Two columns (the page must not widen the main window), three rows.
     grid->addWidget(m_jctPlot, 0, 0);
     grid->addWidget(m_cdfPlot, 0, 1);
     grid->addWidget(m_utilPlot, 1, 0);
-    grid->addWidget(m_table, 1, 1);
-    for (int i = 0; i < 2; ++i) {
-        grid->setRowStretch(i, 1);
+    grid->addWidget(m_completedPlot, 1, 1);
+    grid->addWidget(m_rewardPlot, 2, 0);
+    grid->addWidget(m_table, 2, 1);
+    for (int i = 0; i < 2; ++i)
         grid->setColumnStretch(i, 1);
-    }
+    for (int i = 0; i < 3; ++i)
+        grid->setRowStretch(i, 1);
     m_jctPlot->setTitle(tr("Average JCT per policy (mean ± std over traces; dotted: lower bound)"));
     m_cdfPlot->setTitle(tr("JCT distribution (CDF)"));
     m_utilPlot->setTitle(tr("GPU utilisation over time"));
-    m_cdfPlot->placeLegendAbove();
-    m_utilPlot->placeLegendAbove();
-    for (Plot *p : {m_jctPlot, m_cdfPlot, m_utilPlot})
+    m_rewardPlot->setTitle(tr("Reward per slot over time"));
+    m_completedPlot->setTitle(tr("Completed jobs over time"));
+    for (Plot *p : {m_cdfPlot, m_utilPlot, m_rewardPlot, m_completedPlot})
+        p->placeLegendAbove();
+    for (Plot *p : {m_jctPlot, m_cdfPlot, m_utilPlot, m_rewardPlot, m_completedPlot})
         connect(p, &Plot::colorsChanged, this, [this] {
             if (!m_result.runs.empty())
                 showResult();
@@ -304,6 +314,13 @@ void ComparisonPage::run()
                     setup.seeds.push_back(firstSeed + i);
                 }
             }
+            for (const auto &t : setup.traces) {
+                std::vector<int> arrival;
+                arrival.reserve(t.jobs.size());
+                for (const auto &job : t.jobs)
+                    arrival.push_back(job.arrivalSlot);
+                out.arrivals.push_back(std::move(arrival));
+            }
             for (const QString &p : policies)
                 setup.policies.push_back(p.toStdString());
             setup.threads = 2;
@@ -350,6 +367,7 @@ void ComparisonPage::onFinished()
         return;
     }
     m_result = out.result;
+    m_arrivals = out.arrivals;
     m_progress->setValue(m_progress->maximum());
     m_status->setText(tr("%1 runs done.").arg(m_result.runs.size()));
     showResult();
@@ -363,6 +381,8 @@ void ComparisonPage::showResult()
     plotAverageJct(m_jctPlot, m_result);
     plotJctCdf(m_cdfPlot, m_result);
     plotUtilisationOverTime(m_utilPlot, m_result);
+    plotRewardOverTime(m_rewardPlot, m_result);
+    plotCompletedOverTime(m_completedPlot, m_result, m_arrivals);
 }
 
 bool ComparisonPage::exportCsv(const QString &fileName) const

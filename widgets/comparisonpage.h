@@ -1,8 +1,8 @@
 #pragma once
 // Policies side by side: pick policies and seeds (or trace files), run dl2::runExperiment in
 // the background (QtConcurrent, progress, cancel), then average JCT per policy with spread,
-// JCT CDFs, GPU utilisation over time and the ratios to DRF and to the lower bound. Exports
-// CSV, PNG and PDF.
+// JCT CDFs, GPU utilisation, reward and completed jobs over time per policy, and the ratios
+// to DRF and to the lower bound. Exports CSV, PNG and PDF.
 
 #include "experiment.h"
 #include "sessiontypes.h"
@@ -11,6 +11,7 @@
 #include <QWidget>
 #include <atomic>
 #include <memory>
+#include <vector>
 
 class QComboBox;
 class QLabel;
@@ -46,6 +47,8 @@ public:
     void cancel();
     bool isRunning() const;
     const dl2::ExperimentResult &result() const { return m_result; }
+    // Arrival slots of every job of trace t (trace order), for the completed-jobs chart.
+    const std::vector<std::vector<int>> &arrivals() const { return m_arrivals; }
     ComparisonSummaryModel *summaryModel() const { return m_summary; }
 
     bool exportCsv(const QString &fileName) const;
@@ -59,6 +62,7 @@ private:
     struct Outcome
     {
         dl2::ExperimentResult result;
+        std::vector<std::vector<int>> arrivals;
         QString error;
     };
     QWidget *buildControls();
@@ -80,13 +84,14 @@ private:
     QLabel *m_runOn;
     SessionSetup m_runSettings;
     QWidget *m_results;
-    Plot *m_jctPlot, *m_cdfPlot, *m_utilPlot;
+    Plot *m_jctPlot, *m_cdfPlot, *m_utilPlot, *m_rewardPlot, *m_completedPlot;
     QTableView *m_table;
     ComparisonSummaryModel *m_summary;
     QFutureWatcher<Outcome> m_watcher;
     std::shared_ptr<std::atomic<bool>> m_cancelFlag;
     quint64 m_generation = 0;
     dl2::ExperimentResult m_result;
+    std::vector<std::vector<int>> m_arrivals;
 };
 
 } // namespace dl2console

@@ -3,6 +3,7 @@
 #include "plot.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dl2console {
 
@@ -121,6 +122,124 @@ void plotUtilisationOverTime(Plot *p, const dl2::ExperimentResult &result)
     p->yAxis->setLabel(QObject::tr("GPU utilisation %, mean of runs"));
     p->xAxis->setRange(0, maxSlots);
     p->yAxis->setRange(0, 105);
+    p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+namespace {
+// One graph per policy of the summary, coloured like the other charts.
+void setPolicyGraphs(Plot *p, const dl2::ExperimentResult &result,
+                     const std::vector<std::vector<double>> &series, double width)
+{
+    p->clearGraphs();
+    p->legend->setVisible(!result.summary.empty());
+    for (size_t i = 0; i < series.size(); ++i) {
+        QVector<double> x, y;
+        for (size_t s = 0; s < series[i].size(); ++s) {
+            x.push_back(static_cast<double>(s));
+            y.push_back(series[i][s]);
+        }
+        QCPGraph *g = p->addGraph();
+        g->setName(QString::fromStdString(result.summary[i].policy));
+        g->setPen(QPen(p->seriesColor(static_cast<int>(i)), width));
+        g->setData(x, y, true);
+    }
+}
+
+int longestRun(const std::vector<std::vector<double>> &series)
+{
+    size_t n = 10;
+    for (const auto &s : series)
+        n = std::max(n, s.size());
+    return static_cast<int>(n);
+}
+} // namespace
+
+void plotRewardOverTime(Plot *p, const dl2::ExperimentResult &result)
+{
+    std::vector<std::vector<double>> series;
+    double top = 0.1;
+    for (const auto &summary : result.summary) {
+        std::vector<double> sum;
+        int runs = 0;
+        for (const auto &run : result.runs) {
+            if (run.policy != summary.policy)
+                continue;
+            ++runs;
+            const auto &r = run.result.rewards;
+            if (r.size() > sum.size())
+                sum.resize(r.size(), 0.0);
+            for (size_t s = 0; s < r.size(); ++s)
+                sum[s] += r[s];
+        }
+        for (double &v : sum) {
+            v /= std::max(1, runs);
+            top = std::max(top, v);
+        }
+        series.push_back(std::move(sum));
+    }
+    setPolicyGraphs(p, result, series, 1.4);
+    p->xAxis->setTicker(QSharedPointer<SlotTicker>::create());
+    p->xAxis->setLabel(QObject::tr("slot"));
+    p->yAxis->setLabel(QObject::tr("reward per slot, mean of runs"));
+    p->xAxis->setRange(0, longestRun(series));
+    p->yAxis->setRange(0, top * 1.08);
+    p->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::vector<std::vector<double>> meanCompletedOverTime(
+    const dl2::ExperimentResult &result, const std::vector<std::vector<int>> &arrivals)
+{
+    std::vector<std::vector<double>> series;
+    for (const auto &summary : result.summary) {
+        std::vector<std::vector<double>> curves;
+        for (size_t i = 0; i < result.runs.size(); ++i) {
+            const auto &run = result.runs[i];
+            if (run.policy != summary.policy || arrivals.empty())
+                continue;
+            const std::vector<int> &arrival = arrivals[i % arrivals.size()];
+            std::vector<double> perSlot(std::max(1, run.result.slotCount), 0.0);
+            const auto &jcts = run.result.jcts;
+            for (size_t j = 0; j < jcts.size() && j < arrival.size(); ++j) {
+                if (jcts[j] < 0)
+                    continue;
+                // Finished during slot s: finish time in (s, s + 1].
+                const double finish = arrival[j] + jcts[j];
+                const int s = std::clamp(static_cast<int>(std::ceil(finish)) - 1, 0,
+                                         static_cast<int>(perSlot.size()) - 1);
+                perSlot[s] += 1.0;
+            }
+            for (size_t s = 1; s < perSlot.size(); ++s)
+                perSlot[s] += perSlot[s - 1];
+            curves.push_back(std::move(perSlot));
+        }
+        size_t n = 0;
+        for (const auto &c : curves)
+            n = std::max(n, c.size());
+        std::vector<double> mean(n, 0.0);
+        for (const auto &c : curves)
+            for (size_t s = 0; s < n; ++s)
+                mean[s] += (s < c.size() ? c[s] : c.back()) / curves.size(); // ended: stays
+        series.push_back(std::move(mean));
+    }
+    return series;
+}
+
+void plotCompletedOverTime(Plot *p, const dl2::ExperimentResult &result,
+                           const std::vector<std::vector<int>> &arrivals)
+{
+    const auto series = meanCompletedOverTime(result, arrivals);
+    double top = 1.0;
+    for (const auto &s : series)
+        if (!s.empty())
+            top = std::max(top, s.back());
+    setPolicyGraphs(p, result, series, 1.8);
+    for (int i = 0; i < p->graphCount(); ++i)
+        p->graph(i)->setLineStyle(QCPGraph::lsStepLeft);
+    p->xAxis->setTicker(QSharedPointer<SlotTicker>::create());
+    p->xAxis->setLabel(QObject::tr("slot"));
+    p->yAxis->setLabel(QObject::tr("jobs completed, mean of runs"));
+    p->xAxis->setRange(0, longestRun(series));
+    p->yAxis->setRange(0, top * 1.05);
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 

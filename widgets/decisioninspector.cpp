@@ -144,7 +144,8 @@ void DecisionInspector::setDecisions(const DecisionLog &log, const QString &poli
 {
     if (!log.available) {
         m_placeholder->setText(
-            policy.isEmpty()
+            !log.notes.isEmpty() ? log.notes
+            : policy.isEmpty()
                 ? tr("Decision inspector: available when the policy is dl2 or dl2-plus.")
                 : tr("Decision inspector: available when the policy is dl2 or dl2-plus.\n"
                      "The current policy (%1) has no network whose decisions could be shown.")

@@ -182,6 +182,7 @@ void DecisionQueuePanel::setLive(LiveOperations *live)
     if (m_live)
         disconnect(m_live, nullptr, this, nullptr);
     m_live = live;
+    m_history = false;
     if (m_dialog)
         m_dialog->reject();
     showMessage({});
@@ -256,8 +257,48 @@ void DecisionQueuePanel::chooseRulesFile()
     Q_EMIT gateSettingsChanged(gateSettings());
 }
 
+void DecisionQueuePanel::showHistory(const GateBatch &batch)
+{
+    m_history = true;
+    if (m_dialog)
+        m_dialog->reject();
+    m_model->setBatch(batch);
+    if (m_model->rowCount() > 0 && !m_view->currentIndex().isValid())
+        m_view->selectRow(0);
+    onBatch();
+}
+
+void DecisionQueuePanel::showLive()
+{
+    if (!m_history)
+        return;
+    m_history = false;
+    onBatch();
+}
+
 void DecisionQueuePanel::onBatch()
 {
+    if (m_live && m_history) {
+        // A slot of the history on display: its batch stays; say what the live gate does.
+        const GateBatch &shown = m_model->batch();
+        const GateBatch &live = m_live->batch();
+        QString text =
+            shown.entries.empty()
+                ? tr("Slot %1 · history: no decision changed an allocation").arg(shown.slot)
+                : tr("Slot %1 · history (read-only) · %n decision(s)", nullptr,
+                     int(shown.entries.size()))
+                      .arg(shown.slot);
+        if (live.open)
+            text += tr("\nLive: slot %1 waits for review (%2 pending) · Back to live: Ctrl+L")
+                        .arg(live.slot)
+                        .arg(live.pending());
+        m_headline->setText(text);
+        m_headline->setWordWrap(true);
+        m_tick->stop();
+        m_countdown->clear();
+        updateActions();
+        return;
+    }
     const QString current = currentDecision();
     const GateBatch batch = m_live ? m_live->batch() : GateBatch{};
     m_model->setBatch(batch);
@@ -312,7 +353,7 @@ void DecisionQueuePanel::updateCountdown()
 
 void DecisionQueuePanel::updateActions()
 {
-    const bool open = m_live && m_model->batch().open;
+    const bool open = m_live && m_model->batch().open && !m_history;
     const dl2::GateEntry *e = m_model->entry(m_view->currentIndex().row());
     m_approve->setEnabled(open && e);
     m_reject->setEnabled(open && e);
@@ -354,7 +395,7 @@ void DecisionQueuePanel::selectNextPending(int fromRow)
 void DecisionQueuePanel::decideCurrent(bool approve)
 {
     const QString id = currentDecision();
-    if (!m_live || id.isEmpty())
+    if (!m_live || id.isEmpty() || m_history)
         return;
     if (approve)
         m_live->approve(id);
@@ -374,7 +415,7 @@ void DecisionQueuePanel::decideCurrent(bool approve)
 void DecisionQueuePanel::editCurrent()
 {
     const dl2::GateEntry *e = m_model->entry(m_view->currentIndex().row());
-    if (!m_live || !e || !m_model->batch().open)
+    if (!m_live || !e || !m_model->batch().open || m_history)
         return;
     const int row = m_view->currentIndex().row();
     const QString title =

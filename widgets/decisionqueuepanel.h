@@ -5,6 +5,9 @@
 // the review deadline, and the gate settings (mode, rules file, deadline and its default).
 // In replay mode (no live operations) the table is empty and the actions are disabled;
 // choosing review or rules asks the main window to start live operations.
+// While a slot of the live history is on display, the table shows that slot's batch read-only
+// (final verdicts and the cluster's acknowledgments) and the headline says whether the live
+// batch waits for review.
 
 #include "livetypes.h"
 
@@ -34,6 +37,11 @@ public:
 
     void setLive(LiveOperations *live); // nullptr: replay mode
     void setGateSettings(const GateSettings &settings); // no signal
+    // Shows a batch of the live history read-only (batch.history); showLive() returns to the
+    // live batch.
+    void showHistory(const GateBatch &batch);
+    void showLive();
+    bool isShowingHistory() const { return m_history; }
     GateSettings gateSettings() const;
 
     DecisionQueueModel *model() const { return m_model; }
@@ -83,6 +91,7 @@ private:
     QAction *m_approve, *m_reject, *m_override, *m_approveAll, *m_undo, *m_redo, *m_commit;
     QPointer<OverrideDialog> m_dialog;
     bool m_updatingSettings = false;
+    bool m_history = false;
 };
 
 } // namespace dl2console

@@ -148,6 +148,33 @@ void Plot::changeEvent(QEvent *event)
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         updateColors();
+    else if (event->type() == QEvent::FontChange)
+        updateFonts();
+}
+
+// QCustomPlot copies the widget font into its elements once; a larger window font
+// (presentation mode) must reach the axes, legend and title too.
+void Plot::updateFonts()
+{
+    const QFont f = font();
+    QFont bold = f;
+    bold.setBold(true);
+    for (QCPAxisRect *rect : axisRects())
+        for (QCPAxis *axis : rect->axes()) {
+            axis->setTickLabelFont(f);
+            axis->setLabelFont(f);
+        }
+    if (legend) {
+        legend->setFont(f);
+        for (int i = 0; i < legend->itemCount(); ++i)
+            if (auto *item = legend->item(i))
+                item->setFont(f);
+    }
+    if (m_title)
+        m_title->setFont(bold);
+    if (m_message)
+        m_message->setFont(f);
+    replot(rpQueuedReplot);
 }
 
 bool Plot::exportTo(const QString &fileName)

@@ -42,6 +42,7 @@ protected:
 
 private:
     void updateColors();
+    void updateFonts();
 
     QPointer<QCPItemStraightLine> m_cursor;
     QPointer<QCPItemText> m_message;

@@ -112,6 +112,14 @@ QVector<QPointF> RewardPlot::valuePoints() const
     return out;
 }
 
+QVector<QPointF> RewardPlot::rewardPoints() const
+{
+    QVector<QPointF> out;
+    for (auto it = m_bars->data()->constBegin(); it != m_bars->data()->constEnd(); ++it)
+        out << QPointF(it->key, it->value);
+    return out;
+}
+
 bool RewardPlot::hasValueSeries() const
 {
     return m_value->visible();

@@ -29,6 +29,8 @@ public:
     bool hasValueSeries() const;
     // The V(s) points on display (slot, value).
     QVector<QPointF> valuePoints() const;
+    // The reward bars plotted (slot, reward per slot), for tests.
+    QVector<QPointF> rewardPoints() const;
 
 private:
     void restyle();

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QSpinBox>
 #include <QStyle>
+#include <QToolButton>
 
 namespace dl2console {
 
@@ -19,7 +20,7 @@ constexpr double kSpeeds[] = {0.5, 1, 2, 4, 8, 15, 30, 60, 0};
 SessionToolBar::SessionToolBar(QWidget *parent)
     : QToolBar(tr("Simulation"), parent), m_scenario(new QComboBox(this)),
       m_seed(new QSpinBox(this)), m_nodes(new QSpinBox(this)), m_policy(new QComboBox(this)),
-      m_speed(new QComboBox(this))
+      m_speed(new QComboBox(this)), m_cluster(new QLabel(this))
 {
     setObjectName(QStringLiteral("simulationToolBar"));
     setToolButtonStyle(Qt::ToolButtonIconOnly);
@@ -27,26 +28,30 @@ SessionToolBar::SessionToolBar(QWidget *parent)
 
     auto *traceLabel = new QLabel(tr(" &Trace "), this);
     traceLabel->setBuddy(m_scenario);
-    addWidget(traceLabel);
+    m_replayOnly << addWidget(traceLabel);
     m_scenario->setMinimumContentsLength(14);
     m_scenario->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
     m_scenario->setToolTip(tr("Built-in scenario or trace file — Alt+T"));
-    addWidget(m_scenario);
+    m_replayOnly << addWidget(m_scenario);
     auto *seedLabel = new QLabel(tr(" s&eed "), this);
     seedLabel->setBuddy(m_seed);
-    addWidget(seedLabel);
+    m_replayOnly << addWidget(seedLabel);
     m_seed->setRange(1, 1000000);
     m_seed->setToolTip(tr("Seed of the scenario's trace generator — Alt+E"));
-    addWidget(m_seed);
+    m_replayOnly << addWidget(m_seed);
     auto *nodesLabel = new QLabel(tr(" n&odes "), this);
     nodesLabel->setBuddy(m_nodes);
-    addWidget(nodesLabel);
+    m_replayOnly << addWidget(nodesLabel);
     m_nodes->setRange(1, 1000000);
     m_nodes->setValue(500);
     m_nodes->setAccelerated(true);
     m_nodes->setToolTip(tr("Cluster size: nodes of 8 CPU + 8 GPU slots (default: the scenario's; "
                            "a trace file runs on the scenario's cluster) — Alt+O"));
-    addWidget(m_nodes);
+    m_replayOnly << addWidget(m_nodes);
+    m_cluster->setObjectName(QStringLiteral("liveCluster"));
+    m_cluster->setTextFormat(Qt::PlainText);
+    m_clusterAction = addWidget(m_cluster);
+    m_clusterAction->setVisible(false);
     m_openTrace = addAction(s->standardIcon(QStyle::SP_DialogOpenButton), tr("Open trace file…"));
     m_openTrace->setShortcut(QKeySequence::Open);
     m_openTrace->setToolTip(tr("Open trace file (.csv, .pb, .textproto) — Ctrl+O"));
@@ -74,6 +79,18 @@ SessionToolBar::SessionToolBar(QWidget *parent)
     for (QAction *a : {m_first, m_stepBack, m_play, m_stepForward, m_last})
         a->setToolTip(a->text() + QStringLiteral(" — ") +
                       a->shortcut().toString(QKeySequence::NativeText));
+    m_backToLive =
+        new QAction(s->standardIcon(QStyle::SP_MediaSkipForward), tr("Back to live"), this);
+    m_backToLive->setObjectName(QStringLiteral("backToLive"));
+    m_backToLive->setShortcut(Qt::CTRL | Qt::Key_L);
+    m_backToLive->setToolTip(tr("Leave the slot of the history on display and follow the live "
+                                "cluster again — Ctrl+L"));
+    auto *backButton = new QToolButton(this);
+    backButton->setDefaultAction(m_backToLive);
+    backButton->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_backToLiveButton = addWidget(backButton);
+    m_backToLiveButton->setVisible(false);
+    m_backToLive->setEnabled(false);
 
     auto *speedLabel = new QLabel(tr("  Spee&d "), this);
     speedLabel->setBuddy(m_speed);
@@ -98,9 +115,14 @@ SessionToolBar::SessionToolBar(QWidget *parent)
         m_nodes->setValue(defaultNodes()); // a new scenario comes with its own cluster
         emitSetup();
     });
-    connect(m_seed, &QSpinBox::editingFinished, this, &SessionToolBar::emitSetup);
+    // editingFinished also comes on a mere focus change (e.g. when live mode hides the box):
+    // only a new seed or cluster size is a request.
+    connect(m_seed, &QSpinBox::editingFinished, this, [this] {
+        if (m_seed->isVisible() && static_cast<quint64>(m_seed->value()) != m_shown.seed)
+            emitSetup();
+    });
     connect(m_nodes, &QSpinBox::editingFinished, this, [this] {
-        if (!m_updating && setup().nodes != m_menuParts.nodes)
+        if (!m_updating && m_nodes->isVisible() && setup().nodes != m_menuParts.nodes)
             emitSetup();
     });
     connect(m_policy, &QComboBox::activated, this, &SessionToolBar::emitSetup);
@@ -188,6 +210,7 @@ void SessionToolBar::setSetup(const SessionSetup &setup)
             policy = i;
     m_policy->setCurrentIndex(policy);
     m_menuParts = setup;
+    m_shown = this->setup();
     m_updating = false;
 }
 
@@ -212,7 +235,8 @@ void SessionToolBar::emitSetup()
     if (m_updating)
         return;
     m_seed->setEnabled(setup().traceFile.isEmpty());
-    Q_EMIT setupRequested(setup());
+    m_shown = setup();
+    Q_EMIT setupRequested(m_shown);
 }
 
 void SessionToolBar::setPlaying(bool playing)
@@ -229,6 +253,42 @@ void SessionToolBar::setSpeed(double slotsPerSecond)
         if (qFuzzyCompare(m_speed->itemData(i).toDouble() + 1, slotsPerSecond + 1))
             best = i;
     m_speed->setCurrentIndex(best);
+}
+
+void SessionToolBar::setLiveCluster(const QString &backend, const QString &cluster,
+                                    const QString &address)
+{
+    const bool live = !backend.isEmpty();
+    for (QAction *a : std::as_const(m_replayOnly))
+        a->setVisible(!live);
+    m_openTrace->setEnabled(!live);
+    m_openTrace->setVisible(!live);
+    m_clusterAction->setVisible(live);
+    if (!live) {
+        m_cluster->clear();
+        return;
+    }
+    const QString where = address.isEmpty() ? backend : tr("%1 agent %2").arg(backend, address);
+    m_cluster->setText(tr(" Live: %1 · %2 ").arg(cluster, where));
+    m_cluster->setToolTip(tr("Operating %1 through %2. Trace and seed are replay settings: they "
+                             "do not apply to a live cluster.")
+                              .arg(cluster, where));
+}
+
+QString SessionToolBar::liveClusterText() const
+{
+    return m_cluster->text().trimmed();
+}
+
+bool SessionToolBar::isLiveCluster() const
+{
+    return m_clusterAction->isVisible();
+}
+
+void SessionToolBar::setLiveView(bool live, bool viewingHistory)
+{
+    m_backToLiveButton->setVisible(live);
+    m_backToLive->setEnabled(live && viewingHistory);
 }
 
 void SessionToolBar::stepSpeed(int delta)

@@ -4,6 +4,8 @@
 // requests as signals and the main window wires them to the session. Every action has a
 // keyboard shortcut. It also carries the parts of the setup chosen in menus (speed model),
 // so setup() is always the whole SessionSetup.
+// Live operations: the operated cluster (backend and description) replaces the replay-only
+// trace, seed and cluster-size controls, and "Back to live" leaves a slot of the live history.
 
 #include "sessiontypes.h"
 
@@ -12,6 +14,7 @@
 
 class QAction;
 class QComboBox;
+class QLabel;
 class QSpinBox;
 
 namespace dl2console {
@@ -33,6 +36,14 @@ public:
     SessionSetup setup() const;
     void setPlaying(bool playing);
     void setSpeed(double slotsPerSecond);
+    // Live operations on `cluster` through `backend` ("sim", "kubernetes", "embedded"); the
+    // trace, seed and open-trace controls are hidden (they describe a replay). Empty backend:
+    // replay mode, the controls come back.
+    void setLiveCluster(const QString &backend, const QString &cluster, const QString &address);
+    QString liveClusterText() const;
+    bool isLiveCluster() const;
+    // Live mode (Back to live shown) and whether a slot of the history is on display (enabled).
+    void setLiveView(bool live, bool viewingHistory);
 
     QAction *playAction() const { return m_play; }
     QAction *stepForwardAction() const { return m_stepForward; }
@@ -42,6 +53,7 @@ public:
     QAction *openTraceAction() const { return m_openTrace; }
     QAction *fasterAction() const { return m_faster; }
     QAction *slowerAction() const { return m_slower; }
+    QAction *backToLiveAction() const { return m_backToLive; }
     QComboBox *scenarioBox() const { return m_scenario; }
     QComboBox *policyBox() const { return m_policy; }
     QSpinBox *seedBox() const { return m_seed; }
@@ -67,6 +79,12 @@ private:
     QComboBox *m_speed;
     QAction *m_play, *m_stepForward, *m_stepBack, *m_first, *m_last, *m_openTrace;
     QAction *m_faster, *m_slower;
+    QAction *m_backToLive;
+    QAction *m_backToLiveButton = nullptr; // the toolbar's widget action of m_backToLive
+    QLabel *m_cluster;
+    QAction *m_clusterAction = nullptr;
+    QList<QAction *> m_replayOnly; // trace and seed widgets
+    SessionSetup m_shown;          // as last set or requested
     bool m_updating = false;
 };
 

@@ -38,6 +38,24 @@ void TimelineScrubber::setCurrentSlot(int slot)
     update();
 }
 
+void TimelineScrubber::setLiveSlot(int slot)
+{
+    if (slot == m_live)
+        return;
+    m_live = slot;
+    update();
+}
+
+int TimelineScrubber::arrivalsAt(int slot) const
+{
+    return slot >= 0 && slot < slotCount() ? m_arrivals[static_cast<size_t>(slot)] : 0;
+}
+
+int TimelineScrubber::completionsAt(int slot) const
+{
+    return slot >= 0 && slot < slotCount() ? m_completions[static_cast<size_t>(slot)] : 0;
+}
+
 QRectF TimelineScrubber::track() const
 {
     const QFontMetrics fm(font());
@@ -68,6 +86,8 @@ void TimelineScrubber::paintEvent(QPaintEvent *)
     const QRectF t = track();
     const QColor text = pal.color(QPalette::WindowText);
     p.setPen(text);
+    const bool live = m_live > -2;
+    const bool history = live && m_current >= 0 && m_current < m_live;
     p.drawText(QRectF(0, 0, t.left() - 6, height()), Qt::AlignVCenter | Qt::AlignRight,
                m_current >= 0 ? tr("slot %1").arg(m_current) : tr("slot –"));
 
@@ -104,7 +124,21 @@ void TimelineScrubber::paintEvent(QPaintEvent *)
             p.fillRect(QRectF(x - 0.5, t.bottom(), 1.5, h), completion);
         }
     }
-    if (!m_complete) {
+    if (live) {
+        // The live edge: the newest slot, and what the handle shows when it is not there.
+        const QColor edge = QColor::fromHsvF(0.0f, 0.75f, 0.85f);
+        p.setPen(edge);
+        QFont bold = small;
+        bold.setBold(true);
+        p.save();
+        p.setFont(bold);
+        const QString text = history ? tr("history · live at slot %1").arg(m_live)
+                                     : (m_complete ? tr("live · run complete") : tr("● live"));
+        p.drawText(QRectF(t.right() - 260, 0, 260, t.top()), Qt::AlignRight | Qt::AlignTop, text);
+        p.restore();
+        if (m_live >= 0)
+            p.fillRect(QRectF(xOfSlot(m_live) - 1, t.top() - 2, 2, t.height() + 4), edge);
+    } else if (!m_complete) {
         // Still scanning ahead: a soft fade at the end of the known part.
         p.setPen(pal.color(QPalette::PlaceholderText));
         p.drawText(QRectF(t.right() - 80, 0, 80, t.top()), Qt::AlignRight | Qt::AlignTop,
@@ -117,7 +151,7 @@ void TimelineScrubber::paintEvent(QPaintEvent *)
         p.fillRect(QRectF(t.left(), t.top(), x - t.left(), t.height()), played);
         p.setRenderHint(QPainter::Antialiasing, true);
         p.setPen(QPen(text, 1));
-        p.setBrush(pal.color(QPalette::Button));
+        p.setBrush(history ? pal.color(QPalette::ToolTipBase) : pal.color(QPalette::Button));
         p.drawRoundedRect(QRectF(x - 4, t.top() - 7, 8, t.height() + 14), 2, 2);
     }
 }

@@ -53,4 +53,9 @@ void UtilisationPlot::setTimeline(const std::vector<SlotSummary> &timeline, int 
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+int UtilisationPlot::pointCount(int series) const
+{
+    return series >= 0 && series < m_plot->graphCount() ? m_plot->graph(series)->dataCount() : 0;
+}
+
 } // namespace dl2console

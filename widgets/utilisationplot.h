@@ -17,6 +17,8 @@ public:
     explicit UtilisationPlot(QWidget *parent = nullptr);
     void setTimeline(const std::vector<SlotSummary> &timeline, int currentSlot, int lastSlot);
     Plot *plot() const { return m_plot; }
+    // Points of the CPU and GPU series plotted (tests).
+    int pointCount(int series) const;
 
 private:
     void restyle();

@@ -1,5 +1,7 @@
 // dl2-agent --backend sim [--scenario S] [--seed N] --listen ADDR --token-file F
-//           [--tls-cert PEM --tls-key PEM] [--state-dir DIR]
+//           [--tls-cert PEM --tls-key PEM | --insecure] [--state-dir DIR]
+// A listen address that is not loopback needs TLS or --insecure (the token would travel in
+// clear text).
 // dl2-agent --backend kubernetes [--kubeconfig F] [--namespace NS] [--dry-run]
 //           [--slot-seconds S] [--poll-seconds S] --listen ADDR --token-file F [--tls-...]
 // Serves the dl2.agent.v1.ClusterAgent gRPC service until SIGINT/SIGTERM. Prints one line
@@ -56,6 +58,14 @@ int run(const QCommandLineParser &parser)
     options.token = readToken(parser.value(QStringLiteral("token-file")));
     options.tlsCertFile = parser.value(QStringLiteral("tls-cert")).toStdString();
     options.tlsKeyFile = parser.value(QStringLiteral("tls-key")).toStdString();
+    options.insecure = parser.isSet(QStringLiteral("insecure"));
+    dl2::checkAgentServerOptions(options); // before a backend is built or a cluster read
+    if (options.insecure && options.tlsCertFile.empty() &&
+        !dl2::isLoopbackListenAddress(options.listen))
+        std::fprintf(stderr,
+                     "dl2-agent: warning: --insecure: serving %s without TLS, the bearer token "
+                     "crosses the network in clear text\n",
+                     options.listen.c_str());
     options.slowApplies = parser.value(QStringLiteral("debug-slow-applies")).toInt();
     options.applyDelay =
         std::chrono::milliseconds(parser.value(QStringLiteral("debug-apply-delay-ms")).toInt());
@@ -155,6 +165,9 @@ int main(int argc, char **argv)
         {QStringLiteral("tls-cert"), QStringLiteral("PEM certificate (with --tls-key): serve TLS."),
          QStringLiteral("PEM")},
         {QStringLiteral("tls-key"), QStringLiteral("PEM private key."), QStringLiteral("PEM")},
+        {QStringLiteral("insecure"),
+         QStringLiteral("Allow listening on a non-loopback address without TLS (the bearer "
+                        "token then crosses the network in clear text).")},
         {QStringLiteral("state-dir"),
          QStringLiteral("Persist the cluster state and applied decisions here; resume from it."),
          QStringLiteral("DIR")},

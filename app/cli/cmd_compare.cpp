@@ -23,6 +23,29 @@ std::string defaultPolicies()
     return list;
 }
 
+// "drf on t.csv: 12 unfinished, 40 not arrived (max-slots); ..." for the truncated runs.
+std::string truncatedRuns(const std::vector<ExperimentRun> &runs)
+{
+    std::string out;
+    int listed = 0, more = 0;
+    for (const auto &run : runs) {
+        const RunResult &r = run.result;
+        if (!r.truncated)
+            continue;
+        if (listed == 3) {
+            ++more;
+            continue;
+        }
+        ++listed;
+        out += (out.empty() ? "" : "; ") + run.policy + " on " + r.traceName + ": " +
+               std::to_string(r.unfinished) + " unfinished, " + std::to_string(r.notArrived) +
+               " not arrived (" + r.stopReason + ")";
+    }
+    if (more > 0)
+        out += "; and " + std::to_string(more) + " more";
+    return out;
+}
+
 int runCompare(const QStringList &args)
 {
     QCommandLineParser parser;
@@ -37,6 +60,9 @@ int runCompare(const QStringList &args)
                           .arg(QString::fromStdString(defaultPolicies())),
                       QStringLiteral("LIST")});
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON: {\"runs\": [...], \"summary\": {...}}.")});
+    parser.addOption({QStringLiteral("allow-truncated"),
+                      QStringLiteral("Rank runs that stopped before every job finished (their average "
+                                     "JCTs are censored; marked in the output).")});
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -45,6 +71,7 @@ int runCompare(const QStringList &args)
             throw Error("unexpected argument '" + parser.positionalArguments().first().toStdString() +
                         "' (trace files go with --trace)");
         Setup setup = buildSetup(parser, true);
+        printNotes("compare", setup);
         ExperimentSetup exp = experimentSetup(
             setup, parseList(parser.isSet(QStringLiteral("policies"))
                                  ? parser.value(QStringLiteral("policies"))
@@ -58,6 +85,15 @@ int runCompare(const QStringList &args)
         });
         if (total >= 20)
             bar.finish();
+        const std::string truncated = truncatedRuns(result.runs);
+        if (!truncated.empty()) {
+            if (!parser.isSet(QStringLiteral("allow-truncated")))
+                throw Error("runs stopped before every job finished (" + truncated +
+                            "): their average JCTs are censored and not comparable; run to "
+                            "completion (without --max-slots) or pass --allow-truncated");
+            std::fprintf(stderr, "dl2 compare: warning: truncated runs ranked on censored average "
+                                 "JCTs: %s\n", truncated.c_str());
+        }
         if (json) {
             QJsonObject summary;
             for (const auto &s : result.summary)
@@ -65,6 +101,8 @@ int runCompare(const QStringList &args)
             QJsonObject root;
             root[QStringLiteral("scenario")] = QString::fromStdString(setup.scenarioName);
             root[QStringLiteral("nodes")] = setup.cluster.nodes;
+            root[QStringLiteral("setup")] = setupToJson(setup);
+            root[QStringLiteral("truncated")] = !truncated.empty();
             root[QStringLiteral("runs")] = runsToJson(result.runs);
             root[QStringLiteral("summary")] = summary;
             printJson(root);

@@ -14,12 +14,63 @@ namespace dl2::cli {
 
 namespace {
 
+std::string jobsCsv(const Simulator &sim, const RunResult &r, const ProfileSet &profiles)
+{
+    std::string csv = "job_id,source_id,model,arrival_slot,epochs,jct_slots,state\n";
+    const auto &jobs = sim.jobs();
+    const auto &specs = sim.trace().jobs;
+    for (size_t i = 0; i < jobs.size(); ++i) {
+        const char *state = jobs[i].status == JobStatus::Finished ? "finished"
+                            : jobs[i].arrivalSlot < r.slotCount   ? "unfinished"
+                                                                  : "not-arrived";
+        char line[200];
+        std::snprintf(line, sizeof line, ",%s,%d,%.17g,%.17g,%s\n",
+                      profiles[jobs[i].type].name.c_str(), jobs[i].arrivalSlot,
+                      jobs[i].totalEpochs, r.jcts[i], state);
+        // The source id may hold a comma or a quote: quoted as CSV does.
+        std::string id = specs[i].source.id;
+        if (id.find_first_of(",\"") != std::string::npos) {
+            std::string q = "\"";
+            for (const char c : id)
+                q += c == '"' ? std::string("\"\"") : std::string(1, c);
+            id = q + '"';
+        }
+        csv += std::to_string(jobs[i].id) + ',' + id + line;
+    }
+    return csv;
+}
+
+void printText(const RunResult &r, const Setup &setup)
+{
+    std::printf("policy            %s\n", r.policy.c_str());
+    std::printf("trace             %s (%d jobs)\n", r.traceName.c_str(), r.jobs);
+    std::printf("cluster           %d nodes x %g GPUs, %d CPUs; %g-s slots; caps %d workers, %d PS\n",
+                setup.cluster.nodes, setup.cluster.capacity[1] / 4.0, setup.cluster.capacity[0],
+                setup.simulation.slotSeconds, setup.simulation.maxWorkers, setup.simulation.maxPs);
+    std::printf("completed         %d of %d in %d slots\n", r.completed, r.jobs, r.slotCount);
+    if (r.truncated)
+        std::printf("TRUNCATED         stopped (%s) with %d unfinished and %d not arrived\n",
+                    r.stopReason.c_str(), r.unfinished, r.notArrived);
+    std::printf("average JCT       %.4f slots%s (lower bound %.4f, ratio %.3f)\n", r.avgJct,
+                r.truncated ? ", CENSORED" : "", r.lowerBoundAvgJct,
+                r.lowerBoundAvgJct > 0 ? r.avgJct / r.lowerBoundAvgJct : 0.0);
+    if (r.truncated)
+        std::printf("                  (over the %d jobs that arrived; unfinished ones counted up "
+                    "to the stop, so the true average is higher)\n",
+                    r.jobs - r.notArrived);
+    std::printf("makespan          %.4f slots\n", r.makespan);
+    std::printf("average reward    %.6f\n", r.avgReward);
+    std::printf("wall time         %.1f ms\n", r.wallSeconds * 1e3);
+}
+
 int runSimulate(const QStringList &args)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Simulate one policy on one trace: a built-in scenario (--scenario NAME [--seed N]) or a "
-        "trace file (--trace FILE)."));
+        "trace file (--trace FILE). An imported trace brings its slot length and cluster; the "
+        "run goes on until every job has finished unless --max-slots stops it (then it is "
+        "reported as truncated, its average JCT censored)."));
     parser.addHelpOption();
     addSetupOptions(parser, false);
     parser.addOption({QStringLiteral("policy"), QStringLiteral("Scheduling policy (default drf)."),
@@ -34,39 +85,29 @@ int runSimulate(const QStringList &args)
         if (!parser.positionalArguments().isEmpty())
             throw Error("unexpected argument '" + parser.positionalArguments().first().toStdString() + "'");
         Setup setup = buildSetup(parser, false);
+        printNotes("simulate", setup);
         const std::string policy = parser.value(QStringLiteral("policy")).toStdString();
         auto scheduler = makeScheduler(policy, setup.schedulerConfig);
         Simulator sim(setup.cluster, setup.profiles, setup.traces.front(), setup.simulation);
         RunResult r = runSimulation(sim, *scheduler);
         r.policy = policy;
-        if (parser.isSet(QStringLiteral("jobs"))) {
-            std::string csv = "job_id,model,arrival_slot,epochs,jct_slots\n";
-            const auto &jobs = sim.jobs();
-            for (size_t i = 0; i < jobs.size(); ++i) {
-                char line[160];
-                std::snprintf(line, sizeof line, "%d,%s,%d,%.17g,%.17g\n", jobs[i].id,
-                              setup.profiles[jobs[i].type].name.c_str(), jobs[i].arrivalSlot,
-                              jobs[i].totalEpochs, r.jcts[i]);
-                csv += line;
-            }
-            writeFileAtomically(parser.value(QStringLiteral("jobs")).toStdString(), csv);
-        }
+        if (parser.isSet(QStringLiteral("jobs")))
+            writeFileAtomically(parser.value(QStringLiteral("jobs")).toStdString(),
+                                jobsCsv(sim, r, setup.profiles));
+        if (r.truncated)
+            std::fprintf(stderr,
+                         "dl2 simulate: warning: the run stopped at slot %d (%s) before every job "
+                         "finished: %d unfinished, %d not arrived; the average JCT is censored\n",
+                         r.slotCount, r.stopReason.c_str(), r.unfinished, r.notArrived);
         if (parser.isSet(QStringLiteral("json"))) {
             QJsonObject o = toJson(r);
             if (!setup.seeds.empty() && !setup.scenarioName.empty())
                 o[QStringLiteral("seed")] = static_cast<qint64>(setup.seeds.front());
             o[QStringLiteral("nodes")] = setup.cluster.nodes;
+            o[QStringLiteral("setup")] = setupToJson(setup);
             printJson(o);
         } else {
-            std::printf("policy            %s\n", r.policy.c_str());
-            std::printf("trace             %s (%d jobs, %d nodes)\n", r.traceName.c_str(), r.jobs,
-                        setup.cluster.nodes);
-            std::printf("completed         %d of %d in %d slots\n", r.completed, r.jobs, r.slotCount);
-            std::printf("average JCT       %.4f slots (lower bound %.4f, ratio %.3f)\n", r.avgJct,
-                        r.lowerBoundAvgJct, r.lowerBoundAvgJct > 0 ? r.avgJct / r.lowerBoundAvgJct : 0.0);
-            std::printf("makespan          %.4f slots\n", r.makespan);
-            std::printf("average reward    %.6f\n", r.avgReward);
-            std::printf("wall time         %.1f ms\n", r.wallSeconds * 1e3);
+            printText(r, setup);
         }
         return 0;
     });

@@ -9,6 +9,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -69,8 +70,24 @@ void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds)
                       multipleSeeds ? QStringLiteral("Trace file (.csv, .pb, .textproto); repeatable.")
                                     : QStringLiteral("Trace file (.csv, .pb, .textproto)."),
                       QStringLiteral("FILE")});
-    parser.addOption({QStringLiteral("nodes"), QStringLiteral("Override the number of nodes."),
+    parser.addOption({QStringLiteral("nodes"),
+                      QStringLiteral("Override the number of nodes (default: the trace's cluster, "
+                                     "else the scenario's)."),
                       QStringLiteral("N")});
+    parser.addOption({QStringLiteral("gpus-per-node"),
+                      QStringLiteral("Override the GPUs of a node (1 GPU = 4 GPU slots)."), QStringLiteral("N")});
+    parser.addOption({QStringLiteral("cpus-per-node"),
+                      QStringLiteral("Override the CPUs (CPU slots) of a node."), QStringLiteral("N")});
+    parser.addOption({QStringLiteral("slot-seconds"),
+                      QStringLiteral("Slot length (default: the trace's, else 1200). An imported trace "
+                                     "re-derives its arrival slots from the submission times."),
+                      QStringLiteral("S")});
+    parser.addOption({QStringLiteral("max-workers"),
+                      QStringLiteral("Cap on a job's workers (default: 16, or the trace's largest "
+                                     "observed allocation if larger)."),
+                      QStringLiteral("N")});
+    parser.addOption({QStringLiteral("max-ps"),
+                      QStringLiteral("Cap on a job's PSs (default as --max-workers)."), QStringLiteral("N")});
     addSpeedOptions(parser);
     parser.addOption({QStringLiteral("placement"),
                       QStringLiteral("least-loaded (reference) or first-fit."), QStringLiteral("RULE")});
@@ -80,7 +97,9 @@ void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds)
     parser.addOption({QStringLiteral("speed-noise"),
                       QStringLiteral("Multiplicative speed noise, uniform +-X (default 0)."),
                       QStringLiteral("X")});
-    parser.addOption({QStringLiteral("max-slots"), QStringLiteral("Stop after N slots (default 1000)."),
+    parser.addOption({QStringLiteral("max-slots"),
+                      QStringLiteral("Stop after N slots (default: run until every job finishes; a "
+                                     "run that stops early is reported as truncated)."),
                       QStringLiteral("N")});
     parser.addOption({QStringLiteral("checkpoint"),
                       QStringLiteral("Policy checkpoint for learned policies (dl2, dl2-plus)."),
@@ -144,6 +163,137 @@ double parseDouble(const QCommandLineParser &parser, const QString &name, double
     return x;
 }
 
+namespace {
+
+std::string formatSeconds(double seconds)
+{
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%g", seconds);
+    return buffer;
+}
+
+std::string describe(const ClusterSpec &c)
+{
+    return std::to_string(c.nodes) + " nodes x " + formatSeconds(c.capacity[1] / 4.0) + " GPUs, " +
+           std::to_string(c.capacity[0]) + " CPUs";
+}
+
+// --nodes, --gpus-per-node, --cpus-per-node, --slot-seconds, --max-workers, --max-ps over
+// whatever the scenario or the traces gave.
+void applyOverrides(Setup &s, const QCommandLineParser &parser)
+{
+    bool changed = false;
+    if (parser.isSet(QStringLiteral("nodes"))) {
+        s.cluster.nodes = parsePositiveInt(parser, QStringLiteral("nodes"), 1, 1'000'000);
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("gpus-per-node"))) {
+        s.cluster.capacity[1] = 4 * parsePositiveInt(parser, QStringLiteral("gpus-per-node"), 0, 16);
+        changed = true;
+    }
+    if (parser.isSet(QStringLiteral("cpus-per-node"))) {
+        s.cluster.capacity[0] = parsePositiveInt(parser, QStringLiteral("cpus-per-node"), 0, 512);
+        changed = true;
+    }
+    if (changed)
+        s.clusterSource += " with options";
+    if (parser.isSet(QStringLiteral("slot-seconds")))
+        s.simulation.slotSeconds = parseDouble(parser, QStringLiteral("slot-seconds"), 1e-3, 1e7);
+    if (parser.isSet(QStringLiteral("max-workers")))
+        s.simulation.maxWorkers = parsePositiveInt(parser, QStringLiteral("max-workers"), 1, 4096);
+    if (parser.isSet(QStringLiteral("max-ps")))
+        s.simulation.maxPs = parsePositiveInt(parser, QStringLiteral("max-ps"), 1, 4096);
+}
+
+// Trace files: their slot length, cluster and largest observed allocation, unless overridden.
+void applyTraceSetup(Setup &s, const QCommandLineParser &parser)
+{
+    const bool slotGiven = parser.isSet(QStringLiteral("slot-seconds"));
+    std::optional<double> slot;
+    std::optional<TraceCluster> cluster;
+    int workers = 0, ps = 0;
+    for (const auto &t : s.traces) {
+        if (t.slotSeconds && !slotGiven) {
+            if (slot && *slot != *t.slotSeconds)
+                throw Error("the traces were made for different slot lengths (" +
+                            formatSeconds(*slot) + " s, " + formatSeconds(*t.slotSeconds) +
+                            " s): give --slot-seconds");
+            slot = t.slotSeconds;
+        }
+        if (t.cluster) {
+            if (cluster && !(cluster->nodes == t.cluster->nodes &&
+                             cluster->gpusPerNode == t.cluster->gpusPerNode &&
+                             cluster->cpusPerNode == t.cluster->cpusPerNode) &&
+                !(parser.isSet(QStringLiteral("nodes")) && parser.isSet(QStringLiteral("gpus-per-node")) &&
+                  parser.isSet(QStringLiteral("cpus-per-node"))))
+                throw Error("the traces ran on different clusters: give --nodes, --gpus-per-node "
+                            "and --cpus-per-node");
+            cluster = t.cluster;
+        }
+        workers = std::max(workers, t.maxObservedWorkers());
+        ps = std::max(ps, t.maxObservedPs());
+    }
+    if (slot)
+        s.simulation.slotSeconds = *slot;
+    if (cluster) {
+        s.cluster = clusterSpecOf(*cluster);
+        s.clusterSource = "trace (" + cluster->basis + ")";
+    }
+    const int defaultWorkers = s.simulation.maxWorkers, defaultPs = s.simulation.maxPs;
+    s.simulation.maxWorkers = std::max(s.simulation.maxWorkers, workers);
+    s.simulation.maxPs = std::max(s.simulation.maxPs, ps);
+    applyOverrides(s, parser);
+    const bool imported = std::any_of(s.traces.begin(), s.traces.end(),
+                                      [](const Trace &t) { return !t.source.empty(); });
+    if (cluster || imported)
+        s.notes.push_back("cluster " + describe(s.cluster) + " from the " + s.clusterSource +
+                          (cluster ? "" : " (the trace does not say its cluster)"));
+    if (!parser.isSet(QStringLiteral("max-workers")) && s.simulation.maxWorkers > defaultWorkers)
+        s.notes.push_back("worker cap raised from " + std::to_string(defaultWorkers) + " to " +
+                          std::to_string(s.simulation.maxWorkers) +
+                          ", the trace's largest observed allocation (--max-workers to change)");
+    if (!parser.isSet(QStringLiteral("max-ps")) && s.simulation.maxPs > defaultPs)
+        s.notes.push_back("PS cap raised from " + std::to_string(defaultPs) + " to " +
+                          std::to_string(s.simulation.maxPs) + " (--max-ps to change)");
+    if (slotGiven) {
+        const double seconds = s.simulation.slotSeconds;
+        for (auto &t : s.traces) {
+            if (!t.slotSeconds || *t.slotSeconds == seconds)
+                continue;
+            const double made = *t.slotSeconds;
+            if (t.rescaleArrivals(seconds))
+                s.notes.push_back(t.name + ": arrival slots re-derived from the submission times for " +
+                                  formatSeconds(seconds) + "-s slots (made for " + formatSeconds(made) + " s)");
+            else
+                s.notes.push_back(t.name + ": made for " + formatSeconds(made) + "-s slots and has no "
+                                  "submission times: its arrivals keep their slots, so they come " +
+                                  formatSeconds(made / seconds) + " x as fast as in the trace");
+        }
+    }
+}
+
+} // namespace
+
+void printNotes(const char *command, const Setup &setup)
+{
+    for (const auto &note : setup.notes)
+        std::fprintf(stderr, "dl2 %s: note: %s\n", command, note.c_str());
+}
+
+QJsonObject setupToJson(const Setup &setup)
+{
+    QJsonObject o;
+    o[QStringLiteral("nodes")] = setup.cluster.nodes;
+    o[QStringLiteral("gpus_per_node")] = setup.cluster.capacity[1] / 4.0;
+    o[QStringLiteral("cpus_per_node")] = setup.cluster.capacity[0];
+    o[QStringLiteral("cluster_source")] = QString::fromStdString(setup.clusterSource);
+    o[QStringLiteral("slot_seconds")] = setup.simulation.slotSeconds;
+    o[QStringLiteral("max_workers")] = setup.simulation.maxWorkers;
+    o[QStringLiteral("max_ps")] = setup.simulation.maxPs;
+    o[QStringLiteral("max_slots")] = setup.simulation.maxSlots;
+    return o;
+}
+
 Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
 {
     Setup s;
@@ -161,8 +311,6 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
 
     s.profiles = profilesFromOptions(parser);
 
-    if (parser.isSet(QStringLiteral("nodes")))
-        s.cluster.nodes = parsePositiveInt(parser, QStringLiteral("nodes"), 1, 1'000'000);
     if (parser.isSet(QStringLiteral("placement"))) {
         const QString rule = parser.value(QStringLiteral("placement"));
         if (rule == QStringLiteral("least-loaded"))
@@ -176,8 +324,10 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
         s.simulation.resizeCostSeconds = parseDouble(parser, QStringLiteral("resize-cost"), 0, 1e6);
     if (parser.isSet(QStringLiteral("speed-noise")))
         s.simulation.speedNoise = parseDouble(parser, QStringLiteral("speed-noise"), 0, 0.99);
-    if (parser.isSet(QStringLiteral("max-slots")))
-        s.simulation.maxSlots = parsePositiveInt(parser, QStringLiteral("max-slots"), 1, 10'000'000);
+    // Runs go to completion unless told otherwise (the scenario's limit is for training).
+    s.simulation.maxSlots = parser.isSet(QStringLiteral("max-slots"))
+                                ? parsePositiveInt(parser, QStringLiteral("max-slots"), 1, 10'000'000)
+                                : 0;
     if (parser.isSet(QStringLiteral("threads")))
         s.threads = parsePositiveInt(parser, QStringLiteral("threads"), 1, 256);
     s.schedulerConfig.checkpoint = parser.value(QStringLiteral("checkpoint")).toStdString();
@@ -190,6 +340,7 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
     // Measured speeds (the default): learned policies pick the policy trained on them.
     s.schedulerConfig.measuredSpeeds = speedModelFromOptions(parser) == SpeedModelChoice::Measured;
 
+    s.clusterSource = "scenario " + s.scenario.name;
     if (!traceFiles.isEmpty()) {
         for (const QString &f : traceFiles) {
             Trace t = Trace::load(f.toStdString());
@@ -197,7 +348,9 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
             s.traces.push_back(std::move(t));
             s.seeds.push_back(0);
         }
+        applyTraceSetup(s, parser);
     } else {
+        applyOverrides(s, parser);
         if (multipleSeeds && parser.isSet(QStringLiteral("seeds")) && parser.isSet(QStringLiteral("seed")))
             throw Error("give either --seeds or --seed");
         std::vector<std::uint64_t> seeds{1};
@@ -247,7 +400,13 @@ QJsonObject toJson(const RunResult &r)
     o[QStringLiteral("jobs")] = r.jobs;
     o[QStringLiteral("completed")] = r.completed;
     o[QStringLiteral("slots")] = r.slotCount;
+    o[QStringLiteral("truncated")] = r.truncated;
+    o[QStringLiteral("stop_reason")] = QString::fromStdString(r.stopReason);
+    o[QStringLiteral("unfinished")] = r.unfinished;
+    o[QStringLiteral("not_arrived")] = r.notArrived;
     o[QStringLiteral("avg_jct_slots")] = r.avgJct;
+    // Truncated: unfinished jobs count with their time so far, jobs not arrived not at all.
+    o[QStringLiteral("avg_jct_censored")] = r.truncated;
     o[QStringLiteral("makespan_slots")] = r.makespan;
     o[QStringLiteral("avg_reward")] = r.avgReward;
     o[QStringLiteral("lower_bound_avg_jct_slots")] = r.lowerBoundAvgJct;

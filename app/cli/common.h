@@ -19,9 +19,10 @@ namespace dl2::cli {
 
 inline constexpr int kExitBadInput = 2;
 
-// Options shared by simulate, compare, evaluate, train: --scenario, --seed/--seeds, --trace,
-// --nodes, --speed-table, --speed-model, --placement, --resize-cost, --speed-noise,
-// --max-slots, --checkpoint, --threads.
+// Options shared by simulate, compare, evaluate: --scenario, --seed/--seeds, --trace,
+// --nodes, --gpus-per-node, --cpus-per-node, --slot-seconds, --max-workers, --max-ps,
+// --speed-table, --speed-model, --placement, --resize-cost, --speed-noise, --max-slots,
+// --checkpoint, --threads.
 void addSetupOptions(QCommandLineParser &parser, bool multipleSeeds);
 
 struct Setup
@@ -35,7 +36,14 @@ struct Setup
     std::vector<std::uint64_t> seeds;
     SchedulerConfig schedulerConfig;
     int threads = 0;
+    std::string clusterSource; // where the cluster came from: the scenario, the trace, options
+    std::vector<std::string> notes; // what was taken from the traces or changed, for stderr
 };
+
+// Prints the setup's notes on stderr as "dl2 <cmd>: note: ...".
+void printNotes(const char *command, const Setup &setup);
+// The setup's cluster, slot length and caps as JSON (simulate/compare --json).
+QJsonObject setupToJson(const Setup &setup);
 
 // --speed-table, --speed-model, --profiles (part of addSetupOptions; train adds them alone).
 void addSpeedOptions(QCommandLineParser &parser);

@@ -9,17 +9,22 @@
 #include "decisionqueuepanel.h"
 #include "fileio.h"
 #include "liveoperations.h"
+#include "instructortools.h"
 #include "jobtablepanel.h"
+#include "lockstepreplay.h"
 #include "mainwindow.h"
 #include "modelprofile.h"
 #include "policyfiles.h"
+#include "replayexporter.h"
 #include "scenario.h"
 #include "scheduler.h"
 #ifdef DL2_HAVE_LEARNING
 #include "registerpolicies.h"
 #endif
 #include "settings.h"
+#include "sidebysidepage.h"
 #include "trainingpage.h"
+#include "videowriter.h"
 #include "viewrefresher.h"
 
 #include <QApplication>
@@ -158,6 +163,38 @@ struct ConsoleOptions
         QStringLiteral("Training page: reference lines (DRF, Optimus, lower bound) simulated on "
                        "SCENARIO's validation traces (seeds A-B, default 100-109 as dl2 train)."),
         QStringLiteral("SCENARIO[:A-B]")};
+    QCommandLineOption historySlot{QStringLiteral("history-slot"),
+                                   QStringLiteral("Live, with --screenshot: once at --slot, show "
+                                                  "slot K of the live history (read-only)."),
+                                   QStringLiteral("K")};
+
+    QCommandLineOption sideBySide{QStringLiteral("side-by-side"),
+                                  QStringLiteral("Replay the trace under two policies side by "
+                                                 "side, in lockstep (e.g. drf,dl2)."),
+                                  QStringLiteral("LEFT,RIGHT")};
+    QCommandLineOption presentation{QStringLiteral("presentation"),
+                                    QStringLiteral("Start in presentation mode (full screen, "
+                                                   "large fonts, captions, keyboard stepping).")};
+    QCommandLineOption views{QStringLiteral("views"),
+                             QStringLiteral("Views for presentation mode and --export-video: "
+                                            "jobs, utilisation, reward, speed, decisions, queue, "
+                                            "audit (the cluster is always shown); with "
+                                            "--side-by-side: cluster, jobs, plot."),
+                             QStringLiteral("LIST")};
+    QCommandLineOption exportVideo{QStringLiteral("export-video"),
+                                   QStringLiteral("Export the replay as a video (.webm, .mp4) or "
+                                                  "animation (.gif, .apng) and exit (no display "
+                                                  "needed)."),
+                                   QStringLiteral("FILE")};
+    QCommandLineOption slotRange{QStringLiteral("slots"),
+                             QStringLiteral("Slot range for --export-video (default: the whole "
+                                            "run)."),
+                             QStringLiteral("A-B")};
+    QCommandLineOption fps{QStringLiteral("fps"),
+                           QStringLiteral("Slots per second of exported video (default 2)."),
+                           QStringLiteral("N")};
+    QCommandLineOption noCaptions{QStringLiteral("no-captions"),
+                                  QStringLiteral("Leave the slot captions out of the export.")};
 
     void configure(QCommandLineParser &parser) const
     {
@@ -168,7 +205,9 @@ struct ConsoleOptions
         parser.addOptions({scenario, seed, trace, policy, checkpoint, speedModel, speedTable, nodes,
                            slot, shot, size, compare, select, dark,
                            showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
-                           tokenFile, firstFrame, trainingCurves, trainingBaselines});
+                           tokenFile, firstFrame, trainingCurves, trainingBaselines,
+                           historySlot, sideBySide, presentation, views, exportVideo, slotRange,
+                           fps, noCaptions});
     }
 };
 
@@ -197,6 +236,101 @@ private:
     bool m_seen = false;
 };
 
+// The instructor options: side by side, presentation mode, video export.
+struct InstructorOptions
+{
+    QStringList pair; // two policies, or empty
+    QStringList views;
+    bool presentation = false;
+    int firstSlot = 0;
+    int lastSlot = -1; // -1: the end of the run
+    double fps = 2.0;
+    bool captions = true;
+
+    QString parse(const QCommandLineParser &parser, const ConsoleOptions &o,
+                  const Settings &settings)
+    {
+        if (parser.isSet(o.sideBySide)) {
+            pair = parser.value(o.sideBySide).split(QLatin1Char(','));
+            if (pair.size() != 2)
+                return QStringLiteral("--side-by-side needs two policies, e.g. drf,dl2");
+            for (const QString &p : std::as_const(pair))
+                if (!dl2::isScheduler(p.toStdString()))
+                    return QStringLiteral("--side-by-side: unknown policy '%1'").arg(p);
+        }
+        const QStringList known = pair.isEmpty() ? InstructorTools::replayViewNames()
+                                                 : SideBySidePage::sectionNames();
+        if (parser.isSet(o.views)) {
+            views = parser.value(o.views).split(QLatin1Char(','), Qt::SkipEmptyParts);
+            for (const QString &v : std::as_const(views))
+                if (!known.contains(v))
+                    return QStringLiteral("--views: unknown view '%1' (one of %2)")
+                        .arg(v, known.join(QStringLiteral(", ")));
+        } else {
+            views = pair.isEmpty() ? settings.presentationViews() : known;
+        }
+        presentation = parser.isSet(o.presentation);
+        if (parser.isSet(o.slotRange) &&
+            !ReplayExporter::parseSlotRange(parser.value(o.slotRange), &firstSlot, &lastSlot))
+            return QStringLiteral("--slots must look like 10-40 (first <= last)");
+        if (parser.isSet(o.fps)) {
+            bool ok = false;
+            fps = parser.value(o.fps).toDouble(&ok);
+            if (!ok || fps < 0.1 || fps > 60)
+                return QStringLiteral("--fps must be a number from 0.1 to 60");
+        }
+        captions = !parser.isSet(o.noCaptions);
+        if (parser.isSet(o.exportVideo) &&
+            !VideoWriter::formatForFile(parser.value(o.exportVideo), nullptr))
+            return QStringLiteral("--export-video %1: unknown format; use %2")
+                .arg(parser.value(o.exportVideo), VideoWriter::supportedExtensions());
+        return {};
+    }
+};
+
+// --export-video: the window at `size`, offscreen; one frame per slot.
+int exportVideo(MainWindow &window, const InstructorOptions &options, const QString &file,
+                QSize size, const QString &loadError)
+{
+    InstructorTools *tools = window.instructorTools();
+    if (!options.pair.isEmpty()) {
+        tools->sideBySidePage()->setPolicyPair(options.pair[0], options.pair[1]);
+        tools->showSideBySide();
+    }
+    InstructorTools::ExportRequest request;
+    request.fileName = file;
+    request.firstSlot = options.firstSlot;
+    request.lastSlot = options.lastSlot;
+    request.fps = options.fps;
+    request.size = size;
+    request.views = options.views;
+    request.captions = options.captions;
+    ReplayExporter exporter;
+    if (!tools->exportReplay(request, &exporter))
+        return fail(loadError.isEmpty() ? exporter.error() : loadError);
+    const QSize rendered = tools->lastRenderSize();
+    if (rendered.width() > size.width() || rendered.height() > size.height())
+        std::fprintf(stderr,
+                     "dl2-console: these views need at least %dx%d; the frames are scaled "
+                     "down to %dx%d (a larger --size or fewer --views reads better)\n",
+                     rendered.width(), rendered.height(), size.width(), size.height());
+    std::printf("%s: %d frames (slots %d-%d) at %g slots/s, %s\n", qPrintable(file),
+                exporter.framesWritten(), options.firstSlot,
+                options.firstSlot + exporter.framesWritten() - 1, options.fps,
+                qPrintable(exporter.codecName()));
+    return 0;
+}
+
+// The offscreen platform warns about every window size-hint change (a presentation layout
+// makes many): noise on the terminal of a headless export.
+QtMessageHandler g_defaultHandler = nullptr;
+void quietOffscreen(QtMsgType type, const QMessageLogContext &context, const QString &message)
+{
+    if (message == QLatin1String("This plugin does not support propagateSizeHints()"))
+        return;
+    g_defaultHandler(type, context, message);
+}
+
 bool hasArgument(int argc, char *argv[], std::initializer_list<const char *> names)
 {
     for (int i = 1; i < argc; ++i)
@@ -221,12 +355,14 @@ int main(int argc, char *argv[])
         parser.process(core); // prints and exits
         return 0;
     }
-    if (hasArgument(argc, argv, {"--screenshot"}) &&
+    if (hasArgument(argc, argv, {"--screenshot", "--export-video"}) &&
         qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
         qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY"))
         qputenv("QT_QPA_PLATFORM", "offscreen");
 
     QApplication app(argc, argv);
+    if (QGuiApplication::platformName() == QLatin1String("offscreen"))
+        g_defaultHandler = qInstallMessageHandler(quietOffscreen);
     setApplicationNames();
     QApplication::setApplicationDisplayName(QStringLiteral("DL2 Console"));
     QApplication::setDesktopFileName(QStringLiteral("io.github.dl2console.DL2Console"));
@@ -242,6 +378,7 @@ int main(int argc, char *argv[])
     parser.process(app);
 
     const bool screenshot = parser.isSet(o.shot);
+    const bool exporting = parser.isSet(o.exportVideo);
     if (parser.isSet(o.dark)) {
         QApplication::setStyle(QStringLiteral("Fusion"));
         QPalette dark;
@@ -259,9 +396,11 @@ int main(int argc, char *argv[])
         dark.setColor(QPalette::ToolTipText, QColor(220, 222, 225));
         QApplication::setPalette(dark);
     }
-    // Screenshots use a throw-away settings file: reproducible layout, user settings untouched.
+    // Screenshots and exports use a throw-away settings file: reproducible layout, user
+    // settings untouched.
     QTemporaryDir scratch;
-    Settings settings(screenshot ? scratch.filePath(QStringLiteral("settings.ini")) : QString());
+    Settings settings(screenshot || exporting ? scratch.filePath(QStringLiteral("settings.ini"))
+                                              : QString());
 
     SessionSetup setup;
     setup.scenario = parser.isSet(o.scenario) ? parser.value(o.scenario) : settings.scenario();
@@ -312,7 +451,7 @@ int main(int argc, char *argv[])
     const int slot = parser.isSet(o.slot) ? parser.value(o.slot).toInt(&ok) : 0;
     if (!ok || slot < 0)
         return fail(QStringLiteral("--slot needs a non-negative integer"));
-    QSize size(1600, 1000);
+    QSize size = exporting ? QSize(1280, 720) : QSize(1600, 1000);
     if (parser.isSet(o.size)) {
         const QStringList wh = parser.value(o.size).split(QLatin1Char('x'));
         bool okW = false, okH = false;
@@ -326,6 +465,9 @@ int main(int argc, char *argv[])
     if (!dockName.isEmpty() && !MainWindow::dockNames().contains(dockName))
         return fail(QStringLiteral("--show-dock must be one of %1")
                         .arg(MainWindow::dockNames().join(QStringLiteral(", "))));
+    InstructorOptions instructor;
+    if (const QString error = instructor.parse(parser, o, settings); !error.isEmpty())
+        return fail(error);
     int inferenceNumber = 0;
     if (parser.isSet(o.inference)) {
         inferenceNumber = parser.value(o.inference).toInt(&ok);
@@ -381,12 +523,18 @@ int main(int argc, char *argv[])
     } catch (const std::exception &e) {
         return fail(QString::fromStdString(e.what()));
     }
+    if (exporting && screenshot)
+        return fail(QStringLiteral("--export-video and --screenshot do not go together"));
+    if (exporting && liveMode)
+        return fail(QStringLiteral("--export-video replays a run; it does not operate a cluster "
+                                   "(--gate, --agent)"));
 
     MainWindow window(&settings, !screenshot);
     window.setLiveDefaults(live);
     if (!dockName.isEmpty())
         window.raiseDock(dockName);
-    if (!screenshot) {
+    InstructorTools *tools = window.instructorTools();
+    if (!screenshot && !exporting) {
         if (parser.isSet(o.firstFrame))
             app.installEventFilter(new FirstFrameWatcher(&app));
         window.show();
@@ -401,6 +549,13 @@ int main(int argc, char *argv[])
                 window.trainingPage()->openCurves(parser.value(o.trainingCurves));
             window.trainingPage()->computeReferences(baselineScenario, baselineSeeds);
         }
+        if (!instructor.pair.isEmpty()) {
+            tools->sideBySidePage()->setPolicyPair(instructor.pair[0], instructor.pair[1]);
+            tools->showSideBySide();
+            tools->sideBySidePage()->replay()->seek(slot);
+        }
+        if (instructor.presentation)
+            tools->enterPresentation(instructor.views);
         return app.exec();
     }
 
@@ -447,9 +602,20 @@ int main(int argc, char *argv[])
             return fail(error);
         if (auto *d = window.findChild<QDockWidget *>(QStringLiteral("decisionQueueDock")))
             d->raise();
-    } else if (!window.session()->waitForSlot(slot, 120000))
+        if (parser.isSet(o.historySlot)) {
+            const int k = parser.value(o.historySlot).toInt(&ok);
+            if (!ok || k < 0 || k >= session->liveSlot())
+                return fail(QStringLiteral("--history-slot: slot %1 is not in the live history "
+                                           "(slots 0..%2)")
+                                .arg(parser.value(o.historySlot))
+                                .arg(session->liveSlot() - 1));
+            session->seek(k);
+        }
+    } else if (!window.session()->waitForSlot(exporting ? instructor.firstSlot : slot, 120000))
         return fail(error.isEmpty() ? QStringLiteral("timed out reaching slot %1").arg(slot)
                                     : error);
+    if (exporting)
+        return exportVideo(window, instructor, parser.value(o.exportVideo), size, error);
     if (parser.isSet(o.zoom))
         window.occupancyView()->setZoomLevel(parser.value(o.zoom).toInt());
     if (!dockName.isEmpty())
@@ -488,6 +654,19 @@ int main(int argc, char *argv[])
             return fail(error);
         training->refresh();
     }
+    if (!instructor.pair.isEmpty()) {
+        SideBySidePage *page = tools->sideBySidePage();
+        page->setPolicyPair(instructor.pair[0], instructor.pair[1]);
+        tools->showSideBySide();
+        if (!page->replay()->waitForSlot(slot, 120000))
+            return fail(error.isEmpty() ? QStringLiteral("timed out reaching slot %1").arg(slot)
+                                        : error);
+        page->refresher()->flush(); // the jobs table must hold the slot's rows first
+        if (parser.isSet(o.select))
+            page->selectJob(parser.value(o.select).toInt());
+    }
+    if (instructor.presentation)
+        tools->enterPresentation(instructor.views, false);
     window.refresher()->flush();
     settle(80); // queued replots and layout
     window.refresher()->flush();

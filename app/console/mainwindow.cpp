@@ -7,6 +7,7 @@
 #include "consolesession.h"
 #include "decisioninspector.h"
 #include "decisionqueuepanel.h"
+#include "instructortools.h"
 #include "liveoperations.h"
 #include "policyfiles.h"
 #include "jobspeedplot.h"
@@ -102,6 +103,7 @@ MainWindow::MainWindow(Settings *settings, bool restoreLayout, QWidget *parent)
     buildDocks();
     buildMenus();
     connectSession();
+    m_instructor = new InstructorTools(this, m_tabs, settings);
 
     m_defaultState = QMainWindow::saveState();
     if (m_restoreLayout) {
@@ -193,6 +195,7 @@ void MainWindow::buildDocks()
     m_refresher->add(m_scrubber, [this] {
         m_scrubber->setTimeline(m_session->timeline(), m_session->runComplete());
         m_scrubber->setCurrentSlot(m_session->currentSlot());
+        m_scrubber->setLiveSlot(m_session->isLive() ? m_session->liveSlot() : -2);
     });
     m_refresher->add(m_status, [this] {
         m_status->setSnapshot(m_session->snapshot(), m_session->runInfo().slotSeconds);
@@ -230,7 +233,7 @@ void MainWindow::buildMenus()
     for (QAction *a :
          {m_toolBar->playAction(), m_toolBar->stepBackAction(), m_toolBar->stepForwardAction(),
           m_toolBar->firstAction(), m_toolBar->lastAction(), m_toolBar->slowerAction(),
-          m_toolBar->fasterAction()})
+          m_toolBar->fasterAction(), m_toolBar->backToLiveAction()})
         sim->addAction(a);
     sim->addSeparator();
     QMenu *speedModel = sim->addMenu(tr("Speed &model"));
@@ -309,8 +312,15 @@ void MainWindow::connectSession()
             [this] { m_session->seek(m_session->lastKnownSlot()); });
     connect(m_session, &ConsoleSession::playingChanged, tb, &SessionToolBar::setPlaying);
     connect(m_scrubber, &TimelineScrubber::seekRequested, m_session, [this](int slot) {
-        m_session->setPlaying(false);
+        if (!m_session->isLive()) // live: looking back does not stop the cluster
+            m_session->setPlaying(false);
         m_session->seek(slot);
+    });
+    connect(tb->backToLiveAction(), &QAction::triggered, m_session, &ConsoleSession::backToLive);
+    connect(m_session, &ConsoleSession::liveViewChanged, this, &MainWindow::updateLiveView);
+    connect(m_session, &ConsoleSession::snapshotChanged, this, [this] {
+        if (m_session->isViewingHistory())
+            updateLiveView();
     });
 
     connect(m_session, &ConsoleSession::snapshotChanged, m_refresher, &ViewRefresher::markDirty);
@@ -328,6 +338,7 @@ void MainWindow::connectSession()
         m_status->setRun(info.speedModel, m_session->setup().nodes > 0 ? info.nodes : 0, info.checkpoint);
         m_lastGood = m_session->setup();
         m_haveLastGood = true;
+        updateLiveView();
     });
     connect(m_session, &ConsoleSession::loadStarted, this, [this] {
         onSelection({}); // model resets clear the table selection without a signal
@@ -476,6 +487,24 @@ void MainWindow::onLiveChanged()
                              "follow it · Ctrl+wheel zooms the cluster"));
     }
     updateConnector();
+    updateLiveView();
+}
+
+// Live operations: the toolbar names the operated cluster (a remote one replaces the trace and
+// seed), and a slot of the live history puts its batch read-only in the decision queue.
+void MainWindow::updateLiveView()
+{
+    LiveOperations *live = m_session->live();
+    const RunInfo &info = m_session->runInfo();
+    const bool remote = live && m_session->isLoaded() && !live->setup().agentAddress.isEmpty();
+    m_toolBar->setLiveCluster(remote ? info.backend : QString(), info.cluster,
+                              live ? live->setup().agentAddress : QString());
+    m_toolBar->setLiveView(live != nullptr, m_session->isViewingHistory());
+    if (m_session->isViewingHistory())
+        m_queue->showHistory(m_session->historyBatch(m_session->currentSlot()));
+    else
+        m_queue->showLive();
+    m_refresher->markDirty();
 }
 
 void MainWindow::updateConnector()

@@ -22,6 +22,7 @@ class ComparisonPage;
 class ConsoleSession;
 class DecisionInspector;
 class DecisionQueuePanel;
+class InstructorTools;
 class JobSpeedPlot;
 class JobTableModel;
 class JobTablePanel;
@@ -76,6 +77,10 @@ public:
     TrainingPage *trainingPage() const { return m_training; }
     DecisionQueuePanel *decisionQueue() const { return m_queue; }
     AuditLogPanel *auditLog() const { return m_audit; }
+    // Side-by-side replay, presentation mode and replay export.
+    InstructorTools *instructorTools() const { return m_instructor; }
+    // Shows an error like the console's own (message box when interactive, errorShown()).
+    void reportError(const QString &message) { onError(message); }
     static QString defaultPolicy();
 
 Q_SIGNALS:
@@ -101,6 +106,7 @@ private:
     void onTabChanged(int index);
     void onLiveChanged();
     void updateConnector();
+    void updateLiveView();
     void onGateSettings(const GateSettings &settings);
 
     Settings *m_settings;
@@ -123,6 +129,7 @@ private:
     DecisionInspector *m_decisions;
     DecisionQueuePanel *m_queue;
     AuditLogPanel *m_audit;
+    InstructorTools *m_instructor = nullptr;
     LiveSetup m_liveDefaults;
     QList<QDockWidget *> m_docks;
     QByteArray m_defaultState;

@@ -5,6 +5,7 @@
 #include "fileio.h"
 #include "protoconvert.h"
 
+#include <QHostAddress>
 #include <QLoggingCategory>
 #include <grpcpp/grpcpp.h>
 #include <thread>
@@ -31,6 +32,27 @@ constexpr int kMaxDecisionsPerApply = 100'000;
 
 } // namespace
 
+bool isLoopbackListenAddress(const std::string &listen)
+{
+    const QString address = QString::fromStdString(listen).trimmed();
+    if (address.startsWith(QLatin1String("unix:")) ||
+        address.startsWith(QLatin1String("unix-abstract:")))
+        return true;
+    QString host = address;
+    if (host.startsWith(QLatin1String("ipv4:")) || host.startsWith(QLatin1String("ipv6:")))
+        host = host.mid(5);
+    if (host.startsWith(QLatin1Char('['))) {
+        const qsizetype close = host.indexOf(QLatin1Char(']'));
+        host = close < 0 ? QString() : host.mid(1, close - 1);
+    } else if (const qsizetype colon = host.lastIndexOf(QLatin1Char(':')); colon >= 0) {
+        host = host.left(colon);
+    }
+    if (host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        return true;
+    const QHostAddress ip(host);
+    return !ip.isNull() && ip.isLoopback();
+}
+
 class AgentServer::Service final : public pb::ClusterAgent::Service
 {
 public:
@@ -50,6 +72,7 @@ public:
             out->set_backend(m_backend.backendName());
             out->set_scenario(m_backend.scenarioName());
             out->set_next_slot(m_backend.nextSlot());
+            out->set_description(m_backend.describe());
         } catch (const std::exception &e) {
             return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
         }
@@ -167,6 +190,34 @@ public:
         return grpc::Status::OK;
     }
 
+    grpc::Status GetHistory(grpc::ServerContext *ctx, const pb::GetHistoryRequest *request,
+                            pb::GetHistoryResponse *out) override
+    {
+        if (auto s = authorize(ctx); !s.ok())
+            return s;
+        // Bounded by count and by size (a slot of a 30,000-job cluster is ~2 MB): the client
+        // asks again from the slot after the last one it got.
+        constexpr int kMaxSlots = 256;
+        constexpr size_t kMaxBytes = 16u << 20;
+        const int maxSlots =
+            request->max_records() > 0 ? std::min(request->max_records(), kMaxSlots) : kMaxSlots;
+        try {
+            out->set_next_slot(m_backend.nextSlot());
+            for (const SlotRecord &r :
+                 m_backend.history(request->from_slot(), request->to_slot(), maxSlots)) {
+                pb::SlotRecord record;
+                agentproto::fill(record, r, m_profiles);
+                if (out->records_size() > 0 &&
+                    out->ByteSizeLong() + record.ByteSizeLong() > kMaxBytes)
+                    break;
+                *out->add_records() = std::move(record);
+            }
+        } catch (const std::exception &e) {
+            return grpc::Status(grpc::StatusCode::UNAVAILABLE, e.what());
+        }
+        return grpc::Status::OK;
+    }
+
 private:
     grpc::Status authorize(grpc::ServerContext *ctx) const
     {
@@ -193,6 +244,21 @@ public:
     void armSlowApplies(int n) { m_slowLeft = n; }
 };
 
+void checkAgentServerOptions(const AgentServerOptions &options)
+{
+    if (options.token.empty())
+        throw Error("the agent needs a token (--token-file)");
+    if (options.tlsCertFile.empty() != options.tlsKeyFile.empty())
+        throw Error("--tls-cert and --tls-key go together");
+    if (options.tlsCertFile.empty() && !options.insecure &&
+        !isLoopbackListenAddress(options.listen))
+        throw Error("refusing to listen on " + options.listen +
+                    " without TLS: it is not a loopback address, so every client's bearer "
+                    "token would cross the network in clear text. Give --tls-cert and "
+                    "--tls-key, listen on 127.0.0.1 (reach it through an SSH tunnel), or pass "
+                    "--insecure to accept the risk");
+}
+
 struct AgentServer::Impl
 {
     std::unique_ptr<grpc::Server> server;
@@ -201,10 +267,7 @@ struct AgentServer::Impl
 AgentServer::AgentServer(ServedConnector &backend, AgentServerOptions options)
     : m_backend(backend), m_options(std::move(options)), m_impl(std::make_unique<Impl>())
 {
-    if (m_options.token.empty())
-        throw Error("the agent needs a token (--token-file)");
-    if (m_options.tlsCertFile.empty() != m_options.tlsKeyFile.empty())
-        throw Error("--tls-cert and --tls-key go together");
+    checkAgentServerOptions(m_options);
 }
 
 AgentServer::~AgentServer()

@@ -38,6 +38,22 @@ ResizeDecision parseDecision(const QString &text)
     return decisionFromJson(QJsonDocument::fromJson(text.toUtf8()).object());
 }
 
+std::optional<double> optionalDouble(const QVariant &v)
+{
+    if (v.isNull())
+        return std::nullopt;
+    return v.toDouble();
+}
+
+// A row of SELECT decision, state, ack, probability, value.
+AuditLog::Record recordOf(const QSqlQuery &q)
+{
+    AuditLog::Record r{parseDecision(q.value(0).toString()), q.value(1).toString().toStdString(),
+                       q.value(2).toString().toStdString(), optionalDouble(q.value(3)),
+                       optionalDouble(q.value(4))};
+    return r;
+}
+
 std::string g_diskFullFlag; // AuditLog::injectDiskFullWhile
 
 // In a catch block of a write: a failed statement becomes an AuditWriteError.
@@ -100,9 +116,20 @@ AuditLog::AuditLog(const std::string &path) : m_path(path)
     exec(QStringLiteral("PRAGMA busy_timeout=5000"));
     begin();
     exec(QStringLiteral("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT)"));
+    QSqlQuery existing(db);
+    existing.exec(QStringLiteral("SELECT (SELECT value FROM meta WHERE key = 'schema'), "
+                                 "(SELECT count(*) FROM meta WHERE key = 'run_id')"));
+    const bool fresh = !existing.next() || existing.value(1).toInt() == 0;
+    if (!fresh) // a log without a schema entry predates schema 2
+        m_openedSchema = existing.value(0).isNull() ? 1 : existing.value(0).toInt();
+    existing.finish();
+    if (m_openedSchema > kSchema)
+        throw Error("audit log '" + path + "' has schema " + std::to_string(m_openedSchema) +
+                    ", newer than this program's (" + std::to_string(kSchema) +
+                    "): open it with a newer dl2");
     exec(QStringLiteral("CREATE TABLE IF NOT EXISTS decisions (id TEXT PRIMARY KEY, slot INTEGER, "
                         "job INTEGER, state TEXT NOT NULL, ack TEXT, decision TEXT NOT NULL, "
-                        "updated TEXT)"));
+                        "updated TEXT, probability REAL, value REAL)"));
     exec(QStringLiteral("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
                         "time TEXT NOT NULL, decision_id TEXT, job INTEGER, kind TEXT NOT NULL, "
                         "actor TEXT, before TEXT, after TEXT, detail TEXT)"));
@@ -114,14 +141,65 @@ AuditLog::AuditLog(const std::string &path) : m_path(path)
     } else {
         m_runId = QUuid::createUuid().toString(QUuid::Id128).left(12).toStdString();
         QSqlQuery ins(db);
-        ins.prepare(
-            QStringLiteral("INSERT INTO meta(key, value) VALUES ('run_id', ?), ('schema', '1')"));
+        ins.prepare(QStringLiteral("INSERT INTO meta(key, value) VALUES ('run_id', ?), "
+                                   "('schema', ?)"));
         ins.addBindValue(QString::fromStdString(m_runId));
+        ins.addBindValue(QString::number(kSchema));
         if (!ins.exec())
             throw Error("audit log '" + path + "': " + ins.lastError().text().toStdString());
     }
+    if (!fresh && m_openedSchema < kSchema)
+        migrate(m_openedSchema);
     commit();
     guard.connection.clear();
+}
+
+// In the constructor's transaction: brings a schema-1 log to kSchema.
+void AuditLog::migrate(int from)
+{
+    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
+    if (from < 2) {
+        // CREATE TABLE IF NOT EXISTS left the old table as it was: add the columns, then fill
+        // them from the decision JSON (the console already wrote probability and value there).
+        QSqlQuery columns(db);
+        columns.exec(QStringLiteral("PRAGMA table_info(decisions)"));
+        bool haveProbability = false, haveValue = false;
+        while (columns.next()) {
+            haveProbability |= columns.value(1).toString() == QLatin1String("probability");
+            haveValue |= columns.value(1).toString() == QLatin1String("value");
+        }
+        columns.finish();
+        if (!haveProbability)
+            exec(QStringLiteral("ALTER TABLE decisions ADD COLUMN probability REAL"));
+        if (!haveValue)
+            exec(QStringLiteral("ALTER TABLE decisions ADD COLUMN value REAL"));
+        std::vector<std::pair<QString, ResizeDecision>> rows;
+        QSqlQuery read(db);
+        if (!read.exec(QStringLiteral("SELECT id, decision FROM decisions")))
+            writeFailed(read.lastError().text().toStdString());
+        while (read.next())
+            rows.emplace_back(read.value(0).toString(), parseDecision(read.value(1).toString()));
+        read.finish();
+        QSqlQuery update(db);
+        update.prepare(
+            QStringLiteral("UPDATE decisions SET probability = ?, value = ? WHERE id = ?"));
+        for (const auto &[id, d] : rows) {
+            if (!d.probability && !d.value)
+                continue;
+            update.addBindValue(d.probability ? QVariant(*d.probability) : QVariant());
+            update.addBindValue(d.value ? QVariant(*d.value) : QVariant());
+            update.addBindValue(id);
+            if (!update.exec())
+                writeFailed(update.lastError().text().toStdString());
+        }
+    }
+    QSqlQuery version(db);
+    version.prepare(QStringLiteral("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?), "
+                                   "('migrated_from_schema', ?)"));
+    version.addBindValue(QString::number(kSchema));
+    version.addBindValue(QString::number(from));
+    if (!version.exec())
+        writeFailed(version.lastError().text().toStdString());
 }
 
 AuditLog::~AuditLog()
@@ -206,13 +284,16 @@ std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecis
     try {
         QSqlQuery q(QSqlDatabase::database(m_connection, false));
         q.prepare(QStringLiteral("INSERT OR IGNORE INTO decisions(id, slot, job, state, decision, "
-                                 "updated) VALUES (?, ?, ?, 'proposed', ?, ?)"));
+                                 "updated, probability, value) VALUES (?, ?, ?, 'proposed', ?, ?, "
+                                 "?, ?)"));
         for (const auto &d : decisions) {
             q.addBindValue(QString::fromStdString(d.id));
             q.addBindValue(d.slot);
             q.addBindValue(d.job);
             q.addBindValue(QString::fromStdString(decisionText(d)));
             q.addBindValue(nowIso());
+            q.addBindValue(d.probability ? QVariant(*d.probability) : QVariant());
+            q.addBindValue(d.value ? QVariant(*d.value) : QVariant());
             if (!q.exec())
                 throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
             if (q.numRowsAffected() == 1) {
@@ -232,12 +313,12 @@ std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecis
 std::optional<AuditLog::Record> AuditLog::find(const std::string &id) const
 {
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
-    q.prepare(QStringLiteral("SELECT decision, state, ack FROM decisions WHERE id = ?"));
+    q.prepare(QStringLiteral("SELECT decision, state, ack, probability, value FROM decisions "
+                             "WHERE id = ?"));
     q.addBindValue(QString::fromStdString(id));
     if (!q.exec() || !q.next())
         return std::nullopt;
-    return Record{parseDecision(q.value(0).toString()), q.value(1).toString().toStdString(),
-                  q.value(2).toString().toStdString()};
+    return recordOf(q);
 }
 
 void AuditLog::recordAction(const std::string &id, int job, const std::string &kind,
@@ -349,30 +430,31 @@ std::vector<AuditLog::Record> AuditLog::decisions(std::optional<int> job) const
 {
     std::vector<Record> out;
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
-    q.prepare(
-        job ? QStringLiteral(
-                  "SELECT decision, state, ack FROM decisions WHERE job = ? ORDER BY slot, job")
-            : QStringLiteral("SELECT decision, state, ack FROM decisions ORDER BY slot, job"));
+    q.prepare(job ? QStringLiteral("SELECT decision, state, ack, probability, value FROM "
+                                   "decisions WHERE job = ? ORDER BY slot, job")
+                  : QStringLiteral("SELECT decision, state, ack, probability, value FROM "
+                                   "decisions ORDER BY slot, job"));
     if (job)
         q.addBindValue(*job);
     if (!q.exec())
         throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
     while (q.next())
-        out.push_back({parseDecision(q.value(0).toString()), q.value(1).toString().toStdString(),
-                       q.value(2).toString().toStdString()});
+        out.push_back(recordOf(q));
     return out;
 }
 
 std::vector<AuditLog::EventRow> AuditLog::events(std::optional<int> job,
                                                  const std::string &since) const
 {
-    QString sql = QStringLiteral("SELECT seq, time, decision_id, job, kind, actor, before, after, "
-                                 "detail FROM events WHERE 1=1");
+    QString sql = QStringLiteral(
+        "SELECT e.seq, e.time, e.decision_id, e.job, e.kind, e.actor, e.before, e.after, "
+        "e.detail, d.probability, d.value FROM events e LEFT JOIN decisions d ON "
+        "d.id = e.decision_id WHERE 1=1");
     if (job)
-        sql += QStringLiteral(" AND job = ?");
+        sql += QStringLiteral(" AND e.job = ?");
     if (!since.empty())
-        sql += QStringLiteral(" AND time >= ?");
-    sql += QStringLiteral(" ORDER BY seq");
+        sql += QStringLiteral(" AND e.time >= ?");
+    sql += QStringLiteral(" ORDER BY e.seq");
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
     q.prepare(sql);
     if (job)
@@ -393,6 +475,8 @@ std::vector<AuditLog::EventRow> AuditLog::events(std::optional<int> job,
         r.before = q.value(6).toString().toStdString();
         r.after = q.value(7).toString().toStdString();
         r.detail = q.value(8).toString().toStdString();
+        r.probability = optionalDouble(q.value(9));
+        r.value = optionalDouble(q.value(10));
         out.push_back(std::move(r));
     }
     return out;

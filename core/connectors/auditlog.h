@@ -5,8 +5,15 @@
 // after a crash unacknowledged() lists exactly what must be re-sent; the backend ignores
 // ids it already applied.
 //
-// Tables: meta(key, value) with the run id; decisions(id, slot, job, state, ack, decision
-// JSON); events(seq, time, decision_id, job, kind, actor, before, after, detail).
+// Tables: meta(key, value) with the run id and the schema version; decisions(id, slot, job,
+// state, ack, decision JSON, probability, value); events(seq, time, decision_id, job, kind,
+// actor, before, after, detail).
+//
+// Schema 2 (this version) adds decisions.probability and decisions.value: the learned policy's
+// probability of its proposal and V(s), as proposed (an override replaces the decision JSON's
+// allocation and drops its probability; these columns keep what the policy said). A schema-1
+// log is migrated when opened, in one transaction: the columns are added and filled from each
+// decision's JSON (absent there: NULL). A log of a newer schema is refused.
 // Every failed write throws AuditWriteError and leaves the log as it was before the write.
 // Not thread-safe: use one AuditLog per thread.
 
@@ -24,8 +31,8 @@ namespace dl2 {
 
 // A write to the audit log failed (full disk, I/O error, read-only file): nothing of the
 // failed write is in the log. Also thrown by unacknowledged(), whose read can need a write
-// (SQLite's recovery of a WAL left by a killed process) and fail on a full disk. The operating loop stops approving until the log takes
-// writes again (operatingloop.h).
+// (SQLite's recovery of a WAL left by a killed process) and fail on a full disk. The operating loop
+// stops approving until the log takes writes again (operatingloop.h).
 class AuditWriteError : public Error
 {
 public:
@@ -51,12 +58,18 @@ public:
     const std::string &path() const { return m_path; }
     const std::string &runId() const { return m_runId; }
     static std::string osUser();
+    static constexpr int kSchema = 2;
+    // The schema the file had when opened (1: migrated to kSchema by this open).
+    int openedSchema() const { return m_openedSchema; }
 
     struct Record
     {
         ResizeDecision decision;
         std::string state; // proposed, approved, rejected, committed, sent, acknowledged, invalid
         std::string ack;   // applied / duplicate / invalid once acknowledged
+        // The policy's probability and V(s) of the proposal (learned policies), as proposed.
+        std::optional<double> probability;
+        std::optional<double> value;
     };
     struct EventRow
     {
@@ -69,6 +82,9 @@ public:
         std::string before;
         std::string after;
         std::string detail;
+        // Of the event's decision, as proposed (learned policies; absent otherwise).
+        std::optional<double> probability;
+        std::optional<double> value;
     };
 
     // Groups several records into one transaction (one fsync); nests with the log's own.
@@ -121,6 +137,7 @@ private:
     void begin() const;
     void commit() const;
     void rollback() const;
+    void migrate(int from);
     void insertEvent(const std::string &id, int job, const std::string &kind,
                      const std::string &actor, const QString &before, const QString &after,
                      const std::string &detail) const;
@@ -128,6 +145,7 @@ private:
     std::string m_path;
     QString m_connection;
     std::string m_runId;
+    int m_openedSchema = kSchema;
     mutable int m_depth = 0; // open (nested) transactions
 };
 

@@ -5,9 +5,11 @@
 // apply() is idempotent by decision id: a backend acknowledges an id it already applied as
 // Duplicate and does not apply it again.
 
+#include "cluster.h"
 #include "jobstate.h"
 #include "resizedecision.h"
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -27,6 +29,14 @@ struct ClusterView
     int maxPs = 16;
     int finished = 0;
     int totalJobs = 0;
+    // Of the last slot the backend ran (nextSlot - 1; zero / empty before the first one).
+    double reward = 0.0; // normalised progress (docs/model.md section 3)
+    double cumulativeReward = 0.0;
+    std::vector<int> arrivals;    // job ids that arrived in it
+    std::vector<int> completions; // job ids that finished in it
+    // How the backend places tasks that no decision pins to a node (DecisionGate checks
+    // overrides with it).
+    PlacementRule placement = PlacementRule::LeastLoaded;
     // Jobs that arrived by nextSlot, with the allocation that ran in the last slot
     // (workers/ps/tasks) and the one the backend will run next (targets, same order).
     std::vector<JobState> jobs;
@@ -67,6 +77,20 @@ struct Acknowledgment
 };
 const char *toString(Acknowledgment::Status status);
 
+// One slot the backend ran, as its history keeps it (GetHistory): what the console needs to
+// show a slot it did not see live (it attached later, or scrubs back).
+struct SlotRecord
+{
+    int slot = -1;
+    double reward = 0.0;
+    double cumulativeReward = 0.0;
+    std::array<double, kResourceTypes> utilisation{0.0, 0.0};
+    std::vector<int> arrivals;
+    std::vector<int> completions;
+    std::vector<JobState> jobs;          // arrived by the slot, as they ran in it (tasks, speed)
+    std::vector<ResizeDecision> applied; // applied for this slot (with the policy's confidence)
+};
+
 // The backend's own record of an applied decision (to check none was lost or applied twice).
 struct AppliedRecord
 {
@@ -89,6 +113,15 @@ public:
     // Idempotent: returns false without stepping when that slot already ran.
     virtual bool advanceSlot(int expectedSlot) = 0;
     virtual std::vector<AppliedRecord> appliedRecord() = 0;
+    // The slots fromSlot..toSlot (inclusive) the backend ran and still keeps, oldest first;
+    // at most maxSlots of them. Empty when the backend keeps no history.
+    virtual std::vector<SlotRecord> history(int fromSlot, int toSlot, int maxSlots = 1 << 30)
+    {
+        (void)fromSlot;
+        (void)toSlot;
+        (void)maxSlots;
+        return {};
+    }
 };
 
 // A backend dl2-agent can serve: beyond ClusterConnector it names itself and its scenario for

@@ -1,9 +1,11 @@
 #include "decisiongate.h"
 
 #include "error.h"
+#include "targetplacement.h"
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 namespace dl2 {
 
@@ -239,6 +241,27 @@ void DecisionGate::reject(const std::string &id)
     perform({{i, e}}, "reject");
 }
 
+std::map<int, Allocation> DecisionGate::targetsAfterBatch(int index, const Allocation *to) const
+{
+    std::map<int, Allocation> targets;
+    for (size_t k = 0; k < m_view.jobs.size(); ++k) {
+        const JobState &j = m_view.jobs[k];
+        if (j.status == JobStatus::Finished || j.type < 0 || j.type >= m_profiles.size())
+            continue;
+        targets[j.id] = k < m_view.targets.size() ? m_view.targets[k] : Allocation{};
+    }
+    for (size_t e = 0; e < m_entries.size(); ++e) {
+        const auto it = targets.find(m_entries[e].decision.job);
+        if (it == targets.end())
+            continue;
+        if (to && static_cast<int>(e) == index)
+            it->second = *to;
+        else if (m_entries[e].verdict == GateEntry::Verdict::Approved)
+            it->second = m_entries[e].decision.to;
+    }
+    return targets;
+}
+
 void DecisionGate::checkCapacity(int index, const Allocation &to) const
 {
     if (to.ps < 0 || to.workers < 0 || to.ps > m_view.maxPs || to.workers > m_view.maxWorkers)
@@ -246,22 +269,14 @@ void DecisionGate::checkCapacity(int index, const Allocation &to) const
                     std::to_string(m_view.maxPs) + " PSs, 0.." + std::to_string(m_view.maxWorkers) +
                     " workers)");
     // Aggregate demand of what the cluster would run after this batch.
+    const std::map<int, Allocation> after = targetsAfterBatch(index, &to);
     Demand used{0, 0};
-    for (size_t k = 0; k < m_view.jobs.size(); ++k) {
-        const JobState &j = m_view.jobs[k];
-        if (j.status == JobStatus::Finished || j.type < 0 || j.type >= m_profiles.size())
+    for (const JobState &j : m_view.jobs) {
+        const auto it = after.find(j.id);
+        if (it == after.end())
             continue;
-        Allocation a = k < m_view.targets.size() ? m_view.targets[k] : Allocation{};
-        for (size_t e = 0; e < m_entries.size(); ++e) {
-            if (m_entries[e].decision.job != j.id)
-                continue;
-            if (static_cast<int>(e) == index)
-                a = to;
-            else if (m_entries[e].verdict == GateEntry::Verdict::Approved)
-                a = m_entries[e].decision.to;
-        }
         const ModelProfile &p = m_profiles[j.type];
-        used = used + (a.workers * p.workerDemand) + (a.ps * p.psDemand);
+        used = used + (it->second.workers * p.workerDemand) + (it->second.ps * p.psDemand);
     }
     const Demand total = m_view.nodes * m_view.nodeCapacity;
     for (int r = 0; r < kResourceTypes; ++r)
@@ -269,6 +284,34 @@ void DecisionGate::checkCapacity(int index, const Allocation &to) const
             throw Error("override: " + describe(to) + " needs " + std::to_string(used[r]) + " " +
                         (r == 0 ? "CPU" : "GPU") + " slots in total, the cluster has " +
                         std::to_string(total[r]));
+
+    // Per node: place everything as the cluster will at the start of the slot (the same rule,
+    // targetplacement.h). Refused when the job itself does not get the whole override, or when
+    // it pushes out a job that gets its whole allocation without it.
+    const int job = m_entries[static_cast<size_t>(index)].decision.job;
+    const char *rule = m_view.placement == PlacementRule::FirstFit
+                           ? "first-fit placement (a task goes to the least-loaded node it fits on)"
+                           : "least-loaded placement (a task goes to the least-loaded node, or "
+                             "fails when it does not fit there)";
+    const auto shortfalls = placementShortfalls(m_view, after, m_profiles);
+    for (const PlacementShortfall &s : shortfalls)
+        if (s.job == job)
+            throw Error("override: " + describe(to) +
+                        " does not fit on the nodes: under the "
+                        "cluster's " +
+                        rule + " job " + std::to_string(job) + " would get only " +
+                        describe(s.placed));
+    if (shortfalls.empty())
+        return;
+    std::set<int> shortBefore;
+    for (const PlacementShortfall &s :
+         placementShortfalls(m_view, targetsAfterBatch(index, nullptr), m_profiles))
+        shortBefore.insert(s.job);
+    for (const PlacementShortfall &s : shortfalls)
+        if (!shortBefore.count(s.job))
+            throw Error("override: " + describe(to) + " leaves no room on the nodes for job " +
+                        std::to_string(s.job) + ": under the cluster's " + rule + " it would get " +
+                        describe(s.placed) + " instead of " + describe(s.wanted));
 }
 
 void DecisionGate::override(const std::string &id, int ps, int workers)

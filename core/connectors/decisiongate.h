@@ -13,6 +13,7 @@
 #include "modelprofile.h"
 
 #include <chrono>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -96,7 +97,9 @@ public:
     int pending() const;
     std::chrono::steady_clock::time_point deadline() const { return m_deadline; }
 
-    // Operator actions; throw dl2::Error on an unknown id, a closed batch or an invalid override.
+    // Operator actions; throw dl2::Error on an unknown id, a closed batch or an invalid override
+    // (outside the caps, beyond the cluster's totals, or not fitting on the nodes under the
+    // cluster's placement rule, targetplacement.h: the message says which and why).
     void approve(const std::string &id);
     void reject(const std::string &id);
     void override(const std::string &id, int ps, int workers);
@@ -121,6 +124,10 @@ private:
     void requireOpen() const;
     void perform(std::vector<std::pair<int, GateEntry>> after, const std::string &kind);
     void assign(int index, const GateEntry &entry, const std::string &kind, bool undoing);
+    // What the cluster would run after this batch (job id -> allocation): targets, approved
+    // entries, and entry `index` at `to` when given.
+    std::map<int, Allocation> targetsAfterBatch(int index, const Allocation *to) const;
+    // Caps, cluster totals, and per-node fit under the cluster's placement rule.
     void checkCapacity(int index, const Allocation &to) const;
 
     Options m_options;

@@ -153,8 +153,8 @@ AgentHealth GrpcConnector::health()
         d->prepare(ctx, d->options.deadline);
         return d->stub->Health(&ctx, pb::HealthRequest(), &response);
     });
-    return {response.backend(), response.scenario(), response.next_slot(),
-            response.agent_version()};
+    return {response.backend(), response.scenario(), response.next_slot(), response.agent_version(),
+            response.description()};
 }
 
 ClusterView GrpcConnector::snapshot()
@@ -257,6 +257,41 @@ std::vector<AppliedRecord> GrpcConnector::appliedRecord()
     for (const auto &a : response.applied())
         out.push_back({a.decision_id(), a.job(), a.applied_at_slot(), a.apply_count(),
                        a.duplicate_receipts()});
+    return out;
+}
+
+std::vector<SlotRecord> GrpcConnector::history(int fromSlot, int toSlot, int maxSlots)
+{
+    std::vector<SlotRecord> out;
+    bool unimplemented = false;
+    while (fromSlot <= toSlot && static_cast<int>(out.size()) < maxSlots) {
+        pb::GetHistoryRequest request;
+        request.set_from_slot(fromSlot);
+        request.set_to_slot(toSlot);
+        request.set_max_records(std::min(maxSlots - static_cast<int>(out.size()), 1 << 20));
+        pb::GetHistoryResponse response;
+        withRetry("GetHistory", d->options, m_retries, [&] {
+            grpc::ClientContext ctx;
+            d->prepare(ctx, d->options.deadline);
+            response.Clear();
+            grpc::Status status = d->stub->GetHistory(&ctx, request, &response);
+            if (status.error_code() == grpc::StatusCode::UNIMPLEMENTED) {
+                unimplemented = true; // an agent older than the history RPC: no history
+                return grpc::Status::OK;
+            }
+            return status;
+        });
+        if (unimplemented || response.records().empty())
+            break;
+        for (const auto &r : response.records()) {
+            if (r.slot() < fromSlot || r.slot() > toSlot)
+                throw Error("agent sent the history of slot " + std::to_string(r.slot()) +
+                            " for slots " + std::to_string(fromSlot) + ".." +
+                            std::to_string(toSlot));
+            out.push_back(agentproto::toSlotRecord(r, d->profiles));
+        }
+        fromSlot = out.back().slot + 1;
+    }
     return out;
 }
 

@@ -31,6 +31,7 @@ struct AgentHealth
     std::string scenario;
     int nextSlot = 0;
     std::string version;
+    std::string description; // "simulated cluster (dl2-small, seed 1)"; empty from old agents
 };
 
 class GrpcConnector : public ClusterConnector
@@ -50,6 +51,8 @@ public:
     std::vector<Acknowledgment> apply(const std::vector<ResizeDecision> &decisions) override;
     bool advanceSlot(int expectedSlot) override;
     std::vector<AppliedRecord> appliedRecord() override;
+    // Pages through GetHistory; empty when the agent keeps none (or predates the RPC).
+    std::vector<SlotRecord> history(int fromSlot, int toSlot, int maxSlots = 1 << 30) override;
 
     int retries() const { return m_retries; } // failed attempts that were retried
 

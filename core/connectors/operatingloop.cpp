@@ -209,6 +209,8 @@ OperateSummary OperatingLoop::run(int slotCount)
             if (!m_gate.isOpen()) {
                 if (!openSlot())
                     break;
+                if (m_onOpen)
+                    m_onOpen(m_gate);
                 // Nobody reviews a headless run: wait out the deadline (bounded), then the
                 // default.
                 const auto until = std::min(m_gate.deadline(), std::chrono::steady_clock::now() +

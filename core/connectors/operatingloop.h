@@ -65,6 +65,9 @@ public:
     {
         m_progress = std::move(progress);
     }
+    // Called by run() right after a slot's batch opened, before the deadline wait: a headless
+    // operator's actions on the open gate (dl2 operate --override).
+    void setOnOpen(std::function<void(DecisionGate &)> onOpen) { m_onOpen = std::move(onOpen); }
     // One-line notices (the audit log stopped taking writes, and took them again).
     void setNotice(std::function<void(const std::string &)> notice)
     {
@@ -123,6 +126,7 @@ private:
     int m_exitAfterCommit = -1;
     std::function<bool(const OperateSummary &)> m_progress;
     std::function<void(const std::string &)> m_notice;
+    std::function<void(DecisionGate &)> m_onOpen;
     std::vector<Acknowledgment> m_unrecordedAcks; // received, not yet in the audit log
     std::chrono::milliseconds m_auditWait{std::chrono::minutes(10)};
     std::chrono::milliseconds m_auditRetry{std::chrono::seconds(1)};

@@ -63,6 +63,53 @@ ResizeDecision toDecision(const pb::ResizeDecision &in)
     return d;
 }
 
+namespace {
+
+void fillJob(pb::Job &job, const JobState &j, const Allocation *target, const ProfileSet &profiles)
+{
+    job.set_id(j.id);
+    job.set_model(j.type >= 0 && j.type < profiles.size() ? profiles[j.type].name : std::string());
+    job.set_arrival_slot(j.arrivalSlot);
+    job.set_total_epochs(j.estimatedEpochs);
+    job.set_done_epochs(j.doneEpochs);
+    job.set_status(static_cast<pb::Job::Status>(static_cast<int>(j.status)));
+    fill(*job.mutable_current(), Allocation{j.ps, j.workers, j.tasks});
+    if (target)
+        fill(*job.mutable_target(), *target);
+    job.set_finish_time(j.finishTime);
+    job.set_speed(j.speed);
+    job.set_epochs_this_slot(j.epochsThisSlot);
+}
+
+JobState toJob(const pb::Job &job, const ProfileSet &profiles)
+{
+    JobState j;
+    j.id = job.id();
+    const auto type = profiles.indexOf(job.model());
+    if (!type)
+        throw Error("agent reports job " + std::to_string(j.id) + " with unknown model '" +
+                    job.model() + "'");
+    j.type = *type;
+    j.arrivalSlot = job.arrival_slot();
+    j.totalEpochs = j.estimatedEpochs = job.total_epochs();
+    j.doneEpochs = job.done_epochs();
+    j.status = static_cast<JobStatus>(std::clamp(static_cast<int>(job.status()), 0, 3));
+    const Allocation cur = toAllocation(job.current());
+    j.ps = cur.ps;
+    j.workers = cur.workers;
+    j.tasks = cur.tasks;
+    for (const TaskPlacement &t : j.tasks) {
+        const ModelProfile &p = profiles[j.type];
+        j.usage = j.usage + (t.role == TaskRole::Ps ? p.psDemand : p.workerDemand);
+    }
+    j.finishTime = job.finish_time();
+    j.speed = job.speed();
+    j.epochsThisSlot = job.epochs_this_slot();
+    return j;
+}
+
+} // namespace
+
 void fill(pb::Snapshot &out, const ClusterView &in, const ProfileSet &profiles)
 {
     out.set_scenario(in.scenario);
@@ -76,22 +123,17 @@ void fill(pb::Snapshot &out, const ClusterView &in, const ProfileSet &profiles)
     out.set_max_ps(in.maxPs);
     out.set_finished(in.finished);
     out.set_total_jobs(in.totalJobs);
-    for (size_t i = 0; i < in.jobs.size(); ++i) {
-        const JobState &j = in.jobs[i];
-        auto *job = out.add_jobs();
-        job->set_id(j.id);
-        job->set_model(j.type >= 0 && j.type < profiles.size() ? profiles[j.type].name
-                                                               : std::string());
-        job->set_arrival_slot(j.arrivalSlot);
-        job->set_total_epochs(j.estimatedEpochs);
-        job->set_done_epochs(j.doneEpochs);
-        job->set_status(static_cast<pb::Job::Status>(static_cast<int>(j.status)));
-        fill(*job->mutable_current(), Allocation{j.ps, j.workers, j.tasks});
-        if (i < in.targets.size())
-            fill(*job->mutable_target(), in.targets[i]);
-        job->set_finish_time(j.finishTime);
-        job->set_speed(j.speed);
-    }
+    out.set_reward(in.reward);
+    out.set_cumulative_reward(in.cumulativeReward);
+    for (int id : in.arrivals)
+        out.add_arrivals(id);
+    for (int id : in.completions)
+        out.add_completions(id);
+    out.set_placement(in.placement == PlacementRule::FirstFit ? pb::Snapshot::FIRST_FIT
+                                                              : pb::Snapshot::LEAST_LOADED);
+    for (size_t i = 0; i < in.jobs.size(); ++i)
+        fillJob(*out.add_jobs(), in.jobs[i], i < in.targets.size() ? &in.targets[i] : nullptr,
+                profiles);
 }
 
 ClusterView toView(const pb::Snapshot &in, const ProfileSet &profiles)
@@ -107,31 +149,54 @@ ClusterView toView(const pb::Snapshot &in, const ProfileSet &profiles)
     v.maxPs = in.max_ps();
     v.finished = in.finished();
     v.totalJobs = in.total_jobs();
+    v.reward = in.reward();
+    v.cumulativeReward = in.cumulative_reward();
+    v.arrivals.assign(in.arrivals().begin(), in.arrivals().end());
+    v.completions.assign(in.completions().begin(), in.completions().end());
+    v.placement = in.placement() == pb::Snapshot::FIRST_FIT ? PlacementRule::FirstFit
+                                                            : PlacementRule::LeastLoaded;
     if (v.nodes < 0 || v.nodes > 1'000'000 || v.maxWorkers <= 0 || v.maxPs <= 0 ||
         !(v.slotSeconds > 0))
         throw Error("agent sent a malformed snapshot (nodes " + std::to_string(v.nodes) + ")");
     for (const auto &job : in.jobs()) {
-        JobState j;
-        j.id = job.id();
-        const auto type = profiles.indexOf(job.model());
-        if (!type)
-            throw Error("agent reports job " + std::to_string(j.id) + " with unknown model '" +
-                        job.model() + "'");
-        j.type = *type;
-        j.arrivalSlot = job.arrival_slot();
-        j.totalEpochs = j.estimatedEpochs = job.total_epochs();
-        j.doneEpochs = job.done_epochs();
-        j.status = static_cast<JobStatus>(std::clamp(static_cast<int>(job.status()), 0, 3));
-        const Allocation cur = toAllocation(job.current());
-        j.ps = cur.ps;
-        j.workers = cur.workers;
-        j.tasks = cur.tasks;
-        j.finishTime = job.finish_time();
-        j.speed = job.speed();
-        v.jobs.push_back(std::move(j));
+        v.jobs.push_back(toJob(job, profiles));
         v.targets.push_back(toAllocation(job.target()));
     }
     return v;
+}
+
+void fill(pb::SlotRecord &out, const SlotRecord &in, const ProfileSet &profiles)
+{
+    out.set_slot(in.slot);
+    out.set_reward(in.reward);
+    out.set_cumulative_reward(in.cumulativeReward);
+    out.set_cpu_utilisation(in.utilisation[0]);
+    out.set_gpu_utilisation(in.utilisation[1]);
+    for (int id : in.arrivals)
+        out.add_arrivals(id);
+    for (int id : in.completions)
+        out.add_completions(id);
+    for (const JobState &j : in.jobs)
+        fillJob(*out.add_jobs(), j, nullptr, profiles);
+    for (const ResizeDecision &d : in.applied)
+        fill(*out.add_applied(), d);
+}
+
+SlotRecord toSlotRecord(const pb::SlotRecord &in, const ProfileSet &profiles)
+{
+    SlotRecord r;
+    r.slot = in.slot();
+    r.reward = in.reward();
+    r.cumulativeReward = in.cumulative_reward();
+    r.utilisation = {in.cpu_utilisation(), in.gpu_utilisation()};
+    r.arrivals.assign(in.arrivals().begin(), in.arrivals().end());
+    r.completions.assign(in.completions().begin(), in.completions().end());
+    r.jobs.reserve(static_cast<size_t>(in.jobs_size()));
+    for (const auto &job : in.jobs())
+        r.jobs.push_back(toJob(job, profiles));
+    for (const auto &d : in.applied())
+        r.applied.push_back(toDecision(d));
+    return r;
 }
 
 void fill(pb::Ack &out, const Acknowledgment &in)

@@ -14,6 +14,8 @@ void fill(agent::v1::ResizeDecision &out, const ResizeDecision &in);
 ResizeDecision toDecision(const agent::v1::ResizeDecision &in);
 void fill(agent::v1::Snapshot &out, const ClusterView &in, const ProfileSet &profiles);
 ClusterView toView(const agent::v1::Snapshot &in, const ProfileSet &profiles);
+void fill(agent::v1::SlotRecord &out, const SlotRecord &in, const ProfileSet &profiles);
+SlotRecord toSlotRecord(const agent::v1::SlotRecord &in, const ProfileSet &profiles);
 void fill(agent::v1::Ack &out, const Acknowledgment &in);
 Acknowledgment toAck(const agent::v1::Ack &in);
 void fill(agent::v1::Event &out, const ClusterEvent &in);

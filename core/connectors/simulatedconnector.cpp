@@ -2,6 +2,7 @@
 
 #include "error.h"
 #include "scenario.h"
+#include "targetplacement.h"
 
 #include <QDir>
 #include <QFile>
@@ -24,44 +25,13 @@ std::string journalPath(const std::string &dir)
 }
 } // namespace
 
-// Runs the targets: for every active job with a target, its tasks on their nodes when they
-// still fit there, else where the placement rule puts them; jobs without a target stay idle.
+// Runs the targets (targetplacement.h: the rule the decision gate checks overrides with).
 class SimulatedConnector::TargetScheduler : public Scheduler
 {
 public:
     explicit TargetScheduler(const std::map<int, Allocation> &targets) : m_targets(targets) {}
     std::string name() const override { return "approved-decisions"; }
-    void schedule(SlotContext &ctx) override
-    {
-        for (int index : ctx.activeJobs()) {
-            const auto it = m_targets.find(ctx.job(index).id);
-            if (it == m_targets.end())
-                continue;
-            const Allocation &a = it->second;
-            for (const auto &t : a.tasks) {
-                const TaskKind kind = t.role == TaskRole::Ps ? TaskKind::Ps : TaskKind::Worker;
-                const int have = kind == TaskKind::Ps ? ctx.job(index).ps : ctx.job(index).workers;
-                const int want = kind == TaskKind::Ps ? a.ps : a.workers;
-                if (have < want && ctx.addOn(index, kind, t.node) != AddResult::Ok)
-                    ctx.add(index, kind);
-            }
-            // Whatever the listed nodes did not cover: bundles, then the rest.
-            for (int guard = 0; guard < 2 * (a.ps + a.workers) + 2; ++guard) {
-                const JobState &j = ctx.job(index);
-                TaskKind kind;
-                if (j.ps < a.ps && j.workers < a.workers)
-                    kind = TaskKind::Bundle;
-                else if (j.ps < a.ps)
-                    kind = TaskKind::Ps;
-                else if (j.workers < a.workers)
-                    kind = TaskKind::Worker;
-                else
-                    break;
-                if (ctx.add(index, kind) != AddResult::Ok)
-                    break;
-            }
-        }
-    }
+    void schedule(SlotContext &ctx) override { placeTargets(ctx, m_targets); }
 
 private:
     const std::map<int, Allocation> &m_targets;
@@ -217,6 +187,14 @@ ClusterView SimulatedConnector::snapshot()
     v.maxPs = m_sim->options().maxPs;
     v.totalJobs = static_cast<int>(m_sim->jobs().size());
     v.finished = v.totalJobs - m_sim->unfinishedJobs();
+    v.placement = m_sim->options().placement;
+    if (!m_history.empty()) {
+        const SlotRecord &last = m_history.back();
+        v.reward = last.reward;
+        v.cumulativeReward = last.cumulativeReward;
+        v.arrivals = last.arrivals;
+        v.completions = last.completions;
+    }
     for (const JobState &j : m_sim->jobs()) {
         if (j.arrivalSlot > v.nextSlot)
             continue;
@@ -333,6 +311,17 @@ void SimulatedConnector::stepLocked()
     const int slot = m_sim->slot();
     m_sim->step(*m_scheduler);
     const SlotSnapshot s = m_sim->snapshot();
+    SlotRecord record;
+    record.slot = s.slot;
+    record.reward = s.reward;
+    record.cumulativeReward = s.cumulativeReward;
+    record.utilisation = s.utilisation;
+    record.arrivals = s.arrivals;
+    record.completions = s.completions;
+    for (const JobState &j : s.jobs)
+        if (j.arrivalSlot <= s.slot)
+            record.jobs.push_back(j);
+    m_history.push_back(std::move(record));
     for (int id : s.arrivals)
         pushEventLocked({0, slot, ClusterEvent::Kind::Arrival, id, 0.0, 0.0, {}});
     for (const JobState &j : s.jobs)
@@ -358,6 +347,24 @@ bool SimulatedConnector::advanceSlot(int expectedSlot)
                       .toJson(QJsonDocument::Compact) +
                   '\n');
     return true;
+}
+
+std::vector<SlotRecord> SimulatedConnector::history(int fromSlot, int toSlot, int maxSlots)
+{
+    std::lock_guard lock(m_mutex);
+    std::vector<SlotRecord> out;
+    const int first = std::max(0, fromSlot);
+    const int last = std::min(toSlot, static_cast<int>(m_history.size()) - 1);
+    for (int slot = first; slot <= last && static_cast<int>(out.size()) < maxSlots; ++slot)
+        out.push_back(m_history[static_cast<size_t>(slot)]);
+    if (out.empty())
+        return out;
+    for (const AppliedEntry &e : m_applied) {
+        const int at = e.record.appliedAtSlot;
+        if (at >= out.front().slot && at <= out.back().slot)
+            out[static_cast<size_t>(at - out.front().slot)].applied.push_back(e.decision);
+    }
+    return out;
 }
 
 std::vector<AppliedRecord> SimulatedConnector::appliedRecord()

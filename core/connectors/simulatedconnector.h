@@ -12,6 +12,10 @@
 // written the process stops (qFatal) rather than acknowledge something it could forget.
 // Duplicate-receipt counts are not journaled (they restart from zero).
 //
+// History: one SlotRecord per slot run (reward, utilisation, arrivals, completions, every
+// arrived job as it ran, the decisions applied for it), kept in memory for the whole run and
+// rebuilt by the journal replay; about 150 bytes per arrived job and slot.
+//
 // Thread-safe: one mutex guards all state (the gRPC server calls in from several threads).
 
 #include "clusterconnector.h"
@@ -44,6 +48,8 @@ public:
     std::vector<Acknowledgment> apply(const std::vector<ResizeDecision> &decisions) override;
     bool advanceSlot(int expectedSlot) override;
     std::vector<AppliedRecord> appliedRecord() override;
+    // Every slot run since the start (a restored backend rebuilds them from its journal).
+    std::vector<SlotRecord> history(int fromSlot, int toSlot, int maxSlots = 1 << 30) override;
 
     std::string backendName() const override { return "sim"; }
     std::string scenarioName() const override { return m_scenarioName; }
@@ -84,6 +90,7 @@ private:
     std::vector<AppliedEntry> m_applied; // in order of application
     std::map<std::string, size_t> m_appliedById;
     std::vector<ClusterEvent> m_events;
+    std::vector<SlotRecord> m_history; // index == slot; `applied` filled when asked
     std::unique_ptr<QFile> m_journal;
 };
 

@@ -24,7 +24,7 @@ struct ParameterTensor
 };
 using ParameterSet = std::map<std::string, ParameterTensor>;
 
-// Names and shapes (torch layout: Linear weight [out, in]) the spec's networks have.
+// Names and shapes (torch layout: Linear weight [out, in]) the reference's networks have.
 std::vector<std::pair<std::string, std::vector<std::int64_t>>>
 expectedParameters(const PolicySpec &spec);
 

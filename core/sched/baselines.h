@@ -23,6 +23,7 @@ std::unique_ptr<Scheduler> makeOptimus();      // reference: true speed, no norm
 std::unique_ptr<Scheduler> makeOptimusPaper(); // fitted speed, gain per dominant resource
 std::unique_ptr<Scheduler> makeBestConfig();   // best (p, w) by the true speed, SRTF order
 std::unique_ptr<Scheduler> makeBestConfigEst(); // the same on the fitted estimate
+std::unique_ptr<Scheduler> makeObserved();     // replays an imported trace's history
 
 // Registers every other baseline (fifo, srtf, tetris, optimus, their corrected variants,
 // best-config). registerBaselines() calls registerDrf() itself.

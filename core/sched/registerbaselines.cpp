@@ -36,6 +36,10 @@ void registerReferenceBaselines()
         const Make make = b.make;
         registerScheduler({b.name, b.description, [make](const SchedulerConfig &) { return make(); }});
     }
+    registerScheduler({"observed",
+                       "Replays an imported trace's history: each job's observed allocation from "
+                       "its observed start",
+                       [](const SchedulerConfig &) { return makeObserved(); }, true});
 }
 
 } // namespace dl2

@@ -2,6 +2,7 @@
 // (DL2_CLI). After each fault every approved decision must be applied exactly once by the
 // agent, none lost, and the audit log must agree with the agent's own record. Every wait is
 // bounded in time; every loop in count.
+#include "agentserver.h"
 #include "auditlog.h"
 #include "error.h"
 #include "grpcconnector.h"
@@ -396,7 +397,7 @@ private Q_SLOTS:
         const QList<QByteArray> csv =
             audit({QStringLiteral("--csv"), QStringLiteral("--decisions")}).trimmed().split('\n');
         QCOMPARE(csv.front(), QByteArray("id,slot,job,from_ps,from_workers,to_ps,to_workers,speed_"
-                                         "before,speed_after,state,ack"));
+                                         "before,speed_after,state,ack,probability,value"));
         QCOMPARE(csv.size(), proposed + 1);
         const QJsonObject one =
             QJsonDocument::fromJson(
@@ -410,6 +411,159 @@ private Q_SLOTS:
                                            QStringLiteral("2999-01-01T00:00:00Z")}))
                 .object();
         QVERIFY(future.value(QStringLiteral("events")).toArray().isEmpty());
+    }
+
+    // A learned policy's probability and V(s) travel with each decision: dl2 operate -> audit
+    // log (dl2 audit --json shows them with the proposal) and -> the agent, which keeps them in
+    // its history of slots with the reward.
+    void learnedPolicyConfidenceThroughLogAndAgent()
+    {
+        Agent agent(dir());
+        QStringList args = operateArgs(dir(), agent.address(), 3);
+        args[args.indexOf(QStringLiteral("--policy")) + 1] = QStringLiteral("dl2");
+        QProcess p;
+        p.start(binary("DL2_CLI"), args);
+        const Run r = finish(p);
+        if (r.exitCode == 2 && r.err.contains("unknown policy"))
+            QSKIP("dl2 was built without the learning library (no dl2 policy)");
+        checkSummary(r);
+        QVERIFY(r.summary.value(QStringLiteral("applied")).toInt() > 0);
+
+        auto audit = [&](const QStringList &extra) {
+            QProcess a;
+            a.start(binary("DL2_CLI"),
+                    QStringList{QStringLiteral("audit"), dir() + QStringLiteral("/audit.db"),
+                                QStringLiteral("--json")} +
+                        extra);
+            a.waitForFinished(30'000);
+            return QJsonDocument::fromJson(a.readAllStandardOutput()).object();
+        };
+        int proposed = 0, withProbability = 0;
+        for (const auto &v : audit({}).value(QStringLiteral("events")).toArray()) {
+            const QJsonObject e = v.toObject();
+            if (e.value(QStringLiteral("kind")).toString() != QLatin1String("proposed")) {
+                QVERIFY(!e.contains(QStringLiteral("probability")));
+                continue;
+            }
+            ++proposed;
+            // V(s) for every proposal of the slot; a probability where the policy placed a task
+            // for the job (not for dl2's forced first bundle).
+            QVERIFY2(e.value(QStringLiteral("value")).isDouble(),
+                     QJsonDocument(e).toJson().constData());
+            if (e.contains(QStringLiteral("probability"))) {
+                const double p = e.value(QStringLiteral("probability")).toDouble();
+                QVERIFY2(p > 0.0 && p <= 1.0, qPrintable(QString::number(p)));
+                ++withProbability;
+            }
+        }
+        QCOMPARE(proposed, r.summary.value(QStringLiteral("proposed")).toInt());
+        QVERIFY(withProbability > 0);
+        const QJsonArray decisions =
+            audit({QStringLiteral("--decisions")}).value(QStringLiteral("decisions")).toArray();
+        QCOMPARE(decisions.size(), proposed);
+        std::map<std::string, QJsonObject> byId;
+        for (const auto &v : decisions) {
+            QVERIFY(v.toObject().value(QStringLiteral("value")).isDouble());
+            byId[v.toObject().value(QStringLiteral("id")).toString().toStdString()] = v.toObject();
+        }
+
+        // The agent kept every slot (GetHistory), with the decisions it applied for each, and
+        // their probability and value as the audit log has them; the reward too, and it
+        // survives a SIGKILL and restart (journal replay).
+        auto history = [&] {
+            GrpcConnectorOptions o;
+            o.address = agent.address().toStdString();
+            o.token = "s3cret-token";
+            o.retryBudget = std::chrono::seconds(10);
+            GrpcConnector client(o);
+            const ClusterView v = client.snapshot();
+            auto h = client.history(0, 1000);
+            return std::make_pair(v, h);
+        };
+        const auto [view, records] = history();
+        QCOMPARE(int(records.size()), 3);
+        double cumulative = 0.0;
+        int applied = 0;
+        for (int s = 0; s < 3; ++s) {
+            const SlotRecord &r = records[size_t(s)];
+            QCOMPARE(r.slot, s);
+            cumulative += r.reward;
+            QVERIFY(qAbs(r.cumulativeReward - cumulative) < 1e-9);
+            QVERIFY(!r.jobs.empty());
+            for (const ResizeDecision &d : r.applied) {
+                QCOMPARE(d.slot, s);
+                const QJsonObject a = byId.at(d.id);
+                QCOMPARE(a.value(QStringLiteral("state")).toString(),
+                         QStringLiteral("acknowledged"));
+                QVERIFY(d.value.has_value());
+                QCOMPARE(*d.value, a.value(QStringLiteral("value")).toDouble());
+                QCOMPARE(d.probability.has_value(), a.contains(QStringLiteral("probability")));
+                ++applied;
+            }
+        }
+        QCOMPARE(applied, r.summary.value(QStringLiteral("applied")).toInt());
+        QVERIFY(cumulative > 0.0); // jobs made progress
+        QCOMPARE(view.reward, records.back().reward);
+        QCOMPARE(view.cumulativeReward, records.back().cumulativeReward);
+        QCOMPARE(view.arrivals, records.back().arrivals);
+        const int port = agent.port();
+        agent.kill();
+        agent.start(port);
+        const auto [view2, records2] = history();
+        QCOMPARE(int(records2.size()), 3);
+        QCOMPARE(records2.back().cumulativeReward, records.back().cumulativeReward);
+        QCOMPARE(records2[1].applied.size(), records[1].applied.size());
+        QCOMPARE(view2.reward, view.reward);
+        // A window in the middle, and a window past the end.
+        GrpcConnectorOptions o;
+        o.address = agent.address().toStdString();
+        o.token = "s3cret-token";
+        GrpcConnector client(o);
+        const auto middle = client.history(1, 1);
+        QCOMPARE(int(middle.size()), 1);
+        QCOMPARE(middle.front().slot, 1);
+        QVERIFY(client.history(3, 50).empty());
+    }
+
+    // dl2 operate --override: the gate checks the operator's allocation as in the console; a
+    // refusal is printed with its reason and the run goes on.
+    void overridesFromTheCommandLine()
+    {
+        Agent agent(dir());
+        const Run r = operate(dir(), agent.address(), 2,
+                              {QStringLiteral("--mode"), QStringLiteral("review"),
+                               QStringLiteral("--review-deadline-ms"), QStringLiteral("30"),
+                               QStringLiteral("--at-deadline"), QStringLiteral("apply"),
+                               QStringLiteral("--override"), QStringLiteral("0/1=1,2"),
+                               QStringLiteral("--override"), QStringLiteral("0/2=0,99"),
+                               QStringLiteral("--override"), QStringLiteral("0/999=1,1")});
+        checkSummary(r);
+        QVERIFY2(r.err.contains("override 0/1=1,2: job 1 at 1 PS / 2 workers, approved"),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("override 0/2=0,99 refused: 0 PS / 99 workers is outside the caps"),
+                 r.err.constData());
+        QVERIFY2(r.err.contains("override 0/999=1,1 refused: no decision for job 999"),
+                 r.err.constData());
+        QCOMPARE(r.summary.value(QStringLiteral("overrides_applied")).toInt(), 1);
+        QCOMPARE(r.summary.value(QStringLiteral("overrides_refused")).toInt(), 2);
+        checkExactlyOnce(dir(), agent.address());
+        AuditLog log(QString(dir() + QStringLiteral("/audit.db")).toStdString());
+        const auto one = log.find(log.runId() + "/0/1");
+        QVERIFY(one);
+        QCOMPARE(one->state, std::string("acknowledged"));
+        QCOMPARE(one->decision.to.ps, 1);
+        QCOMPARE(one->decision.to.workers, 2);
+        bool overrideEvent = false;
+        for (const auto &e : log.events(1))
+            overrideEvent |= e.kind == "override";
+        QVERIFY(overrideEvent);
+
+        // A malformed --override is refused before anything happens.
+        const Run bad = operate(dir(), agent.address(), 1,
+                                {QStringLiteral("--override"), QStringLiteral("3:12=2x4")});
+        QCOMPARE(bad.exitCode, 2);
+        QVERIFY2(bad.err.contains("--override '3:12=2x4': expected SLOT/JOB=PS,WORKERS"),
+                 bad.err.constData());
     }
 
     void eventStream()
@@ -445,6 +599,61 @@ private Q_SLOTS:
             std::chrono::seconds(10));
         advancer.join();
         QVERIFY(sawNewSlot);
+    }
+
+    void listenAddressIsLoopback_data()
+    {
+        QTest::addColumn<QString>("address");
+        QTest::addColumn<bool>("loopback");
+        QTest::newRow("127.0.0.1") << "127.0.0.1:50051" << true;
+        QTest::newRow("127.8.9.10") << "127.8.9.10:0" << true;
+        QTest::newRow("localhost") << "localhost:50051" << true;
+        QTest::newRow("[::1]") << "[::1]:50051" << true;
+        QTest::newRow("unix socket") << "unix:/run/dl2-agent.sock" << true;
+        QTest::newRow("0.0.0.0") << "0.0.0.0:50051" << false;
+        QTest::newRow("[::]") << "[::]:50051" << false;
+        QTest::newRow("no host") << ":50051" << false;
+        QTest::newRow("LAN address") << "192.168.1.20:50051" << false;
+        QTest::newRow("host name") << "agent.example.org:50051" << false;
+        QTest::newRow("127 as a name prefix") << "127.example.org:50051" << false;
+    }
+    void listenAddressIsLoopback()
+    {
+        QFETCH(QString, address);
+        QFETCH(bool, loopback);
+        QCOMPARE(isLoopbackListenAddress(address.toStdString()), loopback);
+    }
+
+    // Without TLS the bearer token would travel in clear text: off loopback the agent refuses
+    // to start (and says why) unless --insecure is given.
+    void plaintextOffLoopbackNeedsInsecure()
+    {
+        const QStringList args{QStringLiteral("--backend"),    QStringLiteral("sim"),
+                               QStringLiteral("--listen"),     QStringLiteral("0.0.0.0:0"),
+                               QStringLiteral("--token-file"), dir() + QStringLiteral("/token")};
+        QProcess refused;
+        refused.start(binary("DL2_AGENT"), args);
+        QVERIFY(refused.waitForFinished(30'000));
+        QCOMPARE(refused.exitCode(), 2);
+        const QByteArray why = refused.readAllStandardError();
+        QVERIFY2(why.contains("refusing to listen on 0.0.0.0:0 without TLS"), why.constData());
+        QVERIFY2(why.contains("clear text") && why.contains("--insecure") &&
+                     why.contains("--tls-cert"),
+                 why.constData());
+        QVERIFY(refused.readAllStandardOutput().isEmpty()); // never listened
+
+        QProcess insecure;
+        insecure.start(binary("DL2_AGENT"), args + QStringList{QStringLiteral("--insecure")});
+        QVERIFY(insecure.waitForStarted(10'000));
+        QByteArray out;
+        for (int i = 0; i < 100 && !out.contains("listening on 0.0.0.0:"); ++i) {
+            insecure.waitForReadyRead(100);
+            out += insecure.readAllStandardOutput();
+        }
+        QVERIFY2(out.contains("listening on 0.0.0.0:"), out.constData());
+        QVERIFY(insecure.readAllStandardError().contains("clear text"));
+        insecure.terminate();
+        QVERIFY(insecure.waitForFinished(10'000));
     }
 
     void tls()

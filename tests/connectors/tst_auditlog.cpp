@@ -153,6 +153,98 @@ private Q_SLOTS:
         QCOMPARE(log.events(2)[1].actor, std::string("alice"));
     }
 
+    // Schema 2 keeps the policy's probability and V(s) of each proposal in their own columns
+    // (an override drops them from the decision JSON); a schema-1 log is migrated on open.
+    void confidenceKeptAndOldLogsMigrated()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("new.db")).toStdString();
+        {
+            AuditLog log(path);
+            QCOMPARE(log.openedSchema(), AuditLog::kSchema);
+            ResizeDecision d = decision(log.runId(), 0, 1, 2, 3);
+            d.probability = 0.625;
+            d.value = -1.5;
+            const ResizeDecision plain = decision(log.runId(), 0, 2, 1, 1);
+            log.recordProposals({d, plain});
+            ResizeDecision overridden = d;
+            overridden.to = {1, 1, {}};
+            overridden.probability.reset();
+            log.recordCommit({overridden}, {plain}, "alice");
+            const auto r = log.find(d.id);
+            QVERIFY(r && !r->decision.probability);       // the final decision: the operator's
+            QCOMPARE(r->probability.value_or(-1), 0.625); // what the policy said
+            QCOMPARE(r->value.value_or(0), -1.5);
+            QVERIFY(!log.find(plain.id)->probability && !log.find(plain.id)->value);
+            const auto events = log.events(1);
+            QCOMPARE(events.front().kind, std::string("proposed"));
+            QCOMPARE(events.front().probability.value_or(-1), 0.625);
+        }
+
+        // A log as schema 1 wrote it: no columns, confidence only inside the decision JSON.
+        const QString old = dir.filePath(QStringLiteral("old.db"));
+        {
+            QSqlDatabase db =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v1"));
+            db.setDatabaseName(old);
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            for (
+                const char *sql :
+                {"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT)",
+                 "INSERT INTO meta VALUES ('run_id', 'oldrun'), ('schema', '1')",
+                 "CREATE TABLE decisions (id TEXT PRIMARY KEY, slot INTEGER, job INTEGER, "
+                 "state TEXT NOT NULL, ack TEXT, decision TEXT NOT NULL, updated TEXT)",
+                 "CREATE TABLE events (seq INTEGER PRIMARY KEY AUTOINCREMENT, time TEXT NOT "
+                 "NULL, decision_id TEXT, job INTEGER, kind TEXT NOT NULL, actor TEXT, before "
+                 "TEXT, after TEXT, detail TEXT)",
+                 R"(INSERT INTO decisions VALUES ('oldrun/3/7', 3, 7, 'acknowledged', 'applied', '{"id":"oldrun/3/7","slot":3,"job":7,"from":{"ps":0,"workers":0},"to":{"ps":1,"workers":2},"probability":0.8125,"value":2.25}', NULL))",
+                 R"(INSERT INTO decisions VALUES ('oldrun/3/8', 3, 8, 'committed', NULL, '{"id":"oldrun/3/8","slot":3,"job":8,"from":{"ps":0,"workers":0},"to":{"ps":1,"workers":1}}', NULL))",
+                 "INSERT INTO events(time, decision_id, job, kind, actor) VALUES "
+                 "('2026-01-01T00:00:00.000Z', 'oldrun/3/7', 7, 'proposed', 'policy')"})
+                QVERIFY2(q.exec(QString::fromLatin1(sql)), sql);
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v1"));
+        {
+            AuditLog log(old.toStdString());
+            QCOMPARE(log.openedSchema(), 1);
+            QCOMPARE(log.runId(), std::string("oldrun"));
+            const auto r = log.find("oldrun/3/7");
+            QVERIFY(r);
+            QCOMPARE(r->probability.value_or(-1), 0.8125);
+            QCOMPARE(r->value.value_or(0), 2.25);
+            QVERIFY(!log.find("oldrun/3/8")->probability);
+            QCOMPARE(log.unacknowledged().size(), size_t(1)); // the rest of the log still works
+            QCOMPARE(log.events(7).front().value.value_or(0), 2.25);
+            ResizeDecision next = decision("oldrun", 4, 7, 1, 3);
+            next.probability = 0.5;
+            log.recordProposals({next});
+            QCOMPARE(log.find(next.id)->probability.value_or(-1), 0.5);
+        }
+        AuditLog reopened(old.toStdString());
+        QCOMPARE(reopened.openedSchema(), AuditLog::kSchema); // migrated once
+        QCOMPARE(reopened.decisions().size(), size_t(3));
+
+        // A log from a newer program is refused, not silently misread.
+        {
+            QSqlDatabase db =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v9"));
+            db.setDatabaseName(QString::fromStdString(path));
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            QVERIFY(q.exec(QStringLiteral("UPDATE meta SET value = '9' WHERE key = 'schema'")));
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v9"));
+        try {
+            AuditLog newer(path);
+            QFAIL("a log of schema 9 was opened");
+        } catch (const Error &e) {
+            QVERIFY2(std::string(e.what()).find("has schema 9, newer than this program's (2)") !=
+                         std::string::npos,
+                     e.what());
+        }
+    }
+
     void backendIgnoresAppliedIds()
     {
         SimulatedConnector sim("dl2-small", 1);

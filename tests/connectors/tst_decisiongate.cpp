@@ -2,9 +2,12 @@
 #include "decisiongate.h"
 #include "error.h"
 #include "gateundo.h"
+#include "simulatedconnector.h"
+#include "targetplacement.h"
 
 #include <QTest>
 #include <QUndoStack>
+#include <random>
 
 using namespace dl2;
 
@@ -172,6 +175,144 @@ private Q_SLOTS:
         QVERIFY(e.verdict == GateEntry::Verdict::Approved);
         QCOMPARE(e.decision.to.workers, 4);
         QVERIFY(e.decision.speedAfter > 0);
+    }
+
+    // Per-node fit: the cluster's totals would hold the override, the nodes cannot, under the
+    // cluster's placement rule (least-loaded: a task goes to the least-loaded node or fails).
+    void overrideMustFitOnTheNodes()
+    {
+        ClusterView v = fixture();
+        v.nodes = 2; // 16 CPU + 16 GPU slots in all
+        v.jobs.resize(2);
+        v.targets.resize(2);
+        // Job 1 runs 4 PSs pinned to node 0: its 8 CPU slots are full (load 8).
+        v.jobs[0].ps = 4;
+        v.jobs[0].workers = 0;
+        v.targets[0] = {
+            4, 0, {{0, TaskRole::Ps}, {0, TaskRole::Ps}, {0, TaskRole::Ps}, {0, TaskRole::Ps}}};
+        v.jobs[1].ps = 1;
+        v.jobs[1].workers = 1;
+        v.targets[1] = {1, 1, {}};
+        DecisionGate::Options o;
+        o.mode = GateMode::Review;
+        auto refusal = [](DecisionGate &gate, int ps, int workers) {
+            try {
+                gate.override("run/5/2", ps, workers);
+            } catch (const Error &e) {
+                return QByteArray(e.what());
+            }
+            return QByteArray();
+        };
+        {
+            DecisionGate gate(o);
+            QCOMPARE(gate.open(v, sizes({{4, 0}, {1, 2}}), "run"), 1);
+            // Two workers go to node 1 (the least loaded while it has at most one).
+            QCOMPARE(refusal(gate, 0, 2), QByteArray());
+            // A third worker: 14 CPU and 12 GPU slots in all, within the totals, but node 1's
+            // GPU slots are full and node 0's CPU slots are.
+            QByteArray why = refusal(gate, 0, 3);
+            QVERIFY2(why.contains("0 PS / 3 workers does not fit on the nodes") &&
+                         why.contains("least-loaded placement") &&
+                         why.contains("would get only 0 PS / 2 workers"),
+                     why.constData());
+            // 1 PS + 2 workers: the bundle goes to node 1 (load 0 -> 8); the second worker
+            // then goes to node 0 (load 8, by id first among equals), which has no CPU left,
+            // although node 1 would have had room: the reference rule fails there.
+            why = refusal(gate, 1, 2);
+            QVERIFY2(why.contains("would get only 1 PS / 1 workers"), why.constData());
+            QCOMPARE(gate.entries()[0].decision.to.workers, 2); // refusals changed nothing
+            QCOMPARE(gate.entries()[0].decision.to.ps, 0);
+        }
+        // The same override under first-fit placement (a task goes to the least-loaded node
+        // it fits on): node 1 takes the second worker.
+        v.placement = PlacementRule::FirstFit;
+        DecisionGate gate(o);
+        gate.open(v, sizes({{4, 0}, {1, 2}}), "run");
+        QCOMPARE(refusal(gate, 1, 2), QByteArray());
+        QVERIFY(refusal(gate, 0, 3).contains("first-fit placement"));
+    }
+
+    // An override that fits itself but takes the room of a job placed after it is refused
+    // too, naming that job.
+    void overrideMustNotPushOutAnotherJob()
+    {
+        ClusterView v = fixture();
+        v.nodes = 2;
+        v.jobs.resize(2);
+        v.targets.resize(2);
+        for (int k : {0, 1}) { // both at 1 PS + 1 worker; job 1 is placed first
+            v.jobs[k].ps = 1;
+            v.jobs[k].workers = 1;
+            v.targets[k] = {1, 1, {}};
+        }
+        DecisionGate::Options o;
+        o.mode = GateMode::Review;
+        DecisionGate gate(o);
+        QCOMPARE(gate.open(v, sizes({{2, 2}, {1, 1}}), "run"), 1);
+        // Job 1 at 4 PSs + 1 worker: its bundle fills half of node 0 (load 8), its other three
+        // PSs go to node 1 (load 6). Job 2's bundle then goes to node 1, the least loaded,
+        // whose 2 free CPU slots cannot take it: job 2 would stop, although node 0 has room
+        // (14 CPU and 8 GPU slots in all, within 16 + 16).
+        try {
+            gate.override("run/5/1", 4, 1);
+            QFAIL("an override that pushes out job 2 was accepted");
+        } catch (const Error &e) {
+            QVERIFY2(
+                QByteArray(e.what()).contains(
+                    "leaves no room on the nodes for job 2: under the cluster's least-loaded "
+                    "placement (a task goes to the least-loaded node, or fails when it does "
+                    "not fit there) it would get 0 PS / 0 workers instead of 1 PS / 1 workers"),
+                e.what());
+        }
+        gate.override("run/5/1", 2, 2); // fits, and so does job 2
+        QCOMPARE(gate.entries()[0].decision.to.workers, 2);
+    }
+
+    // The gate's check and the cluster use one placement rule: on the simulated cluster, with
+    // targets large enough that many do not fit, every job runs exactly what
+    // placementShortfalls() predicted (its whole target, or the shortfall's allocation).
+    void placementCheckMatchesTheSimulatedCluster()
+    {
+        SimulatedConnector sim("dl2-small", 3);
+        std::mt19937 random(7);
+        int predictedShort = 0, checked = 0;
+        for (int slot = 0; slot < 12; ++slot) {
+            ClusterView v = sim.snapshot();
+            std::vector<ResizeDecision> decisions;
+            for (const JobState &j : v.jobs) {
+                if (j.status == JobStatus::Finished)
+                    continue;
+                ResizeDecision d;
+                d.id = ResizeDecision::makeId("fit", slot, j.id);
+                d.slot = slot;
+                d.job = j.id;
+                d.to = {int(random() % (v.maxPs + 1)), int(random() % (v.maxWorkers + 1)), {}};
+                decisions.push_back(d);
+            }
+            for (const auto &a : sim.apply(decisions))
+                QVERIFY(a.status == Acknowledgment::Status::Applied);
+            v = sim.snapshot();
+            std::map<int, Allocation> targets;
+            for (size_t k = 0; k < v.jobs.size(); ++k)
+                if (v.jobs[k].status != JobStatus::Finished)
+                    targets[v.jobs[k].id] = v.targets[k];
+            std::map<int, Allocation> expected = targets;
+            for (const auto &s : placementShortfalls(v, targets, ProfileSet::reference())) {
+                expected[s.job] = s.placed;
+                ++predictedShort;
+            }
+            QVERIFY(sim.advanceSlot(slot));
+            for (const JobState &j : sim.slotSnapshot().jobs) {
+                const auto it = expected.find(j.id);
+                if (it == expected.end())
+                    continue;
+                QCOMPARE(j.ps, it->second.ps);
+                QCOMPARE(j.workers, it->second.workers);
+                ++checked;
+            }
+        }
+        QVERIFY(checked > 100);
+        QVERIFY(predictedShort > 10); // the targets did not all fit: the check was exercised
     }
 
     void undoUntilCommit()

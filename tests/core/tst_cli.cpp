@@ -91,6 +91,76 @@ private Q_SLOTS:
                  QJsonDocument::fromJson(b.out).object()[QStringLiteral("avg_jct_slots")].toDouble());
     }
 
+    // An imported trace brings its slot length and cluster; runs go to completion unless cut,
+    // and a cut run says so.
+    void importedTraceSetsUpItsRun()
+    {
+        QTemporaryDir dir;
+        const QString trace = dir.filePath(QStringLiteral("helios.csv"));
+        const QString log = qEnvironmentVariable("DL2_SOURCE_DIR") + QStringLiteral("/tests/data/traces/helios/cluster_log.csv");
+        QCOMPARE(dl2({QStringLiteral("trace-import"), QStringLiteral("--format"), QStringLiteral("helios"), log,
+                      QStringLiteral("--slot-seconds"), QStringLiteral("600"), QStringLiteral("-o"), trace}).code, 0);
+        const Run r = dl2({QStringLiteral("simulate"), QStringLiteral("--trace"), trace, QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject setup = o[QStringLiteral("setup")].toObject();
+        QCOMPARE(setup[QStringLiteral("nodes")].toInt(), 93); // cluster_gpu_number.csv: 744 GPUs
+        QCOMPARE(setup[QStringLiteral("gpus_per_node")].toDouble(), 8.0);
+        QCOMPARE(setup[QStringLiteral("slot_seconds")].toDouble(), 600.0);
+        QCOMPARE(setup[QStringLiteral("max_workers")].toInt(), 128); // the 128-GPU job
+        QVERIFY(setup[QStringLiteral("cluster_source")].toString().startsWith(QStringLiteral("trace")));
+        QCOMPARE(o[QStringLiteral("truncated")].toBool(), false);
+        QCOMPARE(o[QStringLiteral("completed")].toInt(), 3);
+        QVERIFY(r.err.contains("note: cluster 93 nodes x 8 GPUs"));
+
+        // Another slot length re-derives arrivals from the submission times (01:20 is slot 4 of
+        // 1200 s, slot 7 of 600 s).
+        const QString jobs = dir.filePath(QStringLiteral("jobs.csv"));
+        const Run longer = dl2({QStringLiteral("simulate"), QStringLiteral("--trace"), trace, QStringLiteral("--slot-seconds"),
+                                QStringLiteral("1200"), QStringLiteral("--jobs"), jobs});
+        QCOMPARE(longer.code, 0);
+        QVERIFY2(longer.err.contains("arrival slots re-derived from the submission times for 1200-s slots"), longer.err.constData());
+        QFile f(jobs);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QList<QByteArray> rows = f.readAll().split('\n');
+        QCOMPARE(rows[0], QByteArray("job_id,source_id,model,arrival_slot,epochs,jct_slots,state"));
+        QVERIFY2(rows[2].startsWith("2,93a4b5c6,") && rows[2].split(',')[3] == "3", rows[2].constData());
+
+        // The observed policy replays the history: JCT = queueing delay + duration.
+        const Run observed = dl2({QStringLiteral("simulate"), QStringLiteral("--trace"), trace, QStringLiteral("--policy"),
+                                  QStringLiteral("observed"), QStringLiteral("--json")});
+        QCOMPARE(observed.code, 0);
+        const double jct = QJsonDocument::fromJson(observed.out).object()[QStringLiteral("avg_jct_slots")].toDouble();
+        const double history = ((300 + 7200) + (1200 + 7200) + (900 + 3600)) / 600.0 / 3;
+        QVERIFY2(std::abs(jct - history) <= 1.0, qPrintable(QString::number(jct) + QLatin1String(" vs ") + QString::number(history)));
+
+        // Cut short: truncated, counted, censored, warned.
+        const Run cut = dl2({QStringLiteral("simulate"), QStringLiteral("--trace"), trace, QStringLiteral("--max-slots"),
+                             QStringLiteral("8"), QStringLiteral("--json")});
+        QCOMPARE(cut.code, 0);
+        const QJsonObject c = QJsonDocument::fromJson(cut.out).object();
+        QCOMPARE(c[QStringLiteral("truncated")].toBool(), true);
+        QCOMPARE(c[QStringLiteral("avg_jct_censored")].toBool(), true);
+        QCOMPARE(c[QStringLiteral("not_arrived")].toInt(), 1); // the job of slot 10
+        QCOMPARE(c[QStringLiteral("unfinished")].toInt() + c[QStringLiteral("completed")].toInt(), 2);
+        QVERIFY(c[QStringLiteral("avg_jct_slots")].toDouble() >= c[QStringLiteral("lower_bound_avg_jct_slots")].toDouble());
+        QVERIFY(cut.err.contains("warning: the run stopped at slot 8 (max-slots)"));
+
+        // compare does not rank censored averages unless told to.
+        const QStringList compare{QStringLiteral("compare"), QStringLiteral("--trace"), trace, QStringLiteral("--policies"),
+                                  QStringLiteral("drf,fifo"), QStringLiteral("--max-slots"), QStringLiteral("8")};
+        const Run refused = dl2(compare);
+        QCOMPARE(refused.code, 2);
+        QVERIFY2(refused.err.contains("drf on helios.csv: 2 unfinished, 1 not arrived (max-slots)") &&
+                     refused.err.contains("--allow-truncated"),
+                 refused.err.constData());
+        const Run allowed = dl2(compare + QStringList{QStringLiteral("--allow-truncated")});
+        QCOMPARE(allowed.code, 0);
+        QVERIFY(allowed.err.contains("warning: truncated runs ranked on censored average JCTs"));
+        QCOMPARE(dl2({QStringLiteral("compare"), QStringLiteral("--trace"), trace, QStringLiteral("--policies"),
+                      QStringLiteral("drf,fifo,observed")}).code, 0);
+    }
+
     void badInputExitsTwoWithOneLine_data()
     {
         QTest::addColumn<QStringList>("args");

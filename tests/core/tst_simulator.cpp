@@ -150,6 +150,96 @@ private Q_SLOTS:
         QCOMPARE(r.avgJct, 2.0); // both censored at 2 slots
     }
 
+    void truncatedRunLeavesOutJobsNotArrived()
+    {
+        // Job 3 arrives at slot 10, after the stop: it does not drag the average down.
+        SimulationOptions o = tenSecondSlots();
+        o.maxSlots = 2;
+        Trace t = twoJobs(50, 25);
+        t.jobs.push_back({3, 10, "lin", 5, {}});
+        Simulator sim({1, {8, 8}}, linearProfiles(), t, o);
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        QVERIFY(r.truncated);
+        QCOMPARE(r.stopReason, std::string("max-slots"));
+        QCOMPARE(r.unfinished, 2);
+        QCOMPARE(r.notArrived, 1);
+        QCOMPARE(r.avgJct, 2.0);
+        // Bounds (best: 1 PS + 3 workers = 30 epochs a slot) 50/30 and 25/30, censored at 2.
+        QVERIFY(qFuzzyCompare(r.lowerBoundAvgJct, (50.0 / 30 + 25.0 / 30) / 2));
+        QVERIFY(r.avgJct >= r.lowerBoundAvgJct);
+        QCOMPARE(r.jcts[2], -1.0);
+    }
+
+    void noSlotLimitRunsToCompletion()
+    {
+        SimulationOptions o = tenSecondSlots();
+        o.maxSlots = 0;
+        Trace t = twoJobs(50, 25);
+        t.jobs.push_back({3, 1500, "lin", 5, {}});
+        Simulator sim({1, {8, 8}}, linearProfiles(), t, o);
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        QVERIFY(!r.truncated);
+        QVERIFY(r.stopReason.empty());
+        QCOMPARE(r.completed, 3);
+        QCOMPARE(r.slotCount, 1501);
+        QVERIFY(r.jcts[2] > 0 && r.jcts[2] < 1); // alone, done within its arrival slot
+    }
+
+    void stalledRunStopsAndSaysSo()
+    {
+        class Idle final : public Scheduler
+        {
+        public:
+            std::string name() const override { return "idle"; }
+            void schedule(SlotContext &) override {}
+        };
+        SimulationOptions o = tenSecondSlots();
+        o.maxSlots = 0;
+        o.stallSlots = 5;
+        Trace t = twoJobs(50, 25);
+        t.jobs[1].arrivalSlot = 3;
+        Simulator sim({1, {8, 8}}, linearProfiles(), t, o);
+        Idle idle;
+        const RunResult r = runSimulation(sim, idle);
+        QVERIFY(r.truncated);
+        QCOMPARE(r.stopReason, std::string("stalled"));
+        QCOMPARE(r.slotCount, 8); // the last arrival in slot 3 starts the count: slots 3..7 idle
+        QCOMPARE(r.unfinished, 2);
+    }
+
+    void observedPolicyReplaysHistory()
+    {
+        // Submitted at t=0, started 25 s later (slot 2 of 10 s), 1 PS + 2 workers = 20 epochs a
+        // slot, 30 epochs: JCT = 2 + 1.5 slots, whatever else could run.
+        SimulationOptions o = tenSecondSlots();
+        o.maxSlots = 0;
+        Trace t = twoJobs(30, 10);
+        t.timeOrigin = 0;
+        JobSource &a = t.jobs[0].source;
+        a.submitTime = 0;
+        a.queueSeconds = 25;
+        a.workers = 2;
+        a.ps = 1;
+        JobSource &b = t.jobs[1].source; // no queueing delay known: starts on arrival
+        b.workers = 1;
+        b.ps = 1;
+        Simulator sim({4, {8, 8}}, linearProfiles(), t, o);
+        auto observed = makeScheduler("observed");
+        const RunResult r = runSimulation(sim, *observed);
+        QCOMPARE(r.jcts[0], 3.5);
+        QCOMPARE(r.jcts[1], 1.0);
+        // A trace without an observed history is refused, naming the job.
+        Simulator plain({4, {8, 8}}, linearProfiles(), twoJobs(30, 10), o);
+        try {
+            runSimulation(plain, *observed);
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("job 1 has no observed allocation")), e.what());
+        }
+    }
+
     void deterministicWithNoise()
     {
         SimulationOptions o = tenSecondSlots();

@@ -13,6 +13,14 @@ using namespace dl2;
 
 namespace {
 
+QByteArray testReadAll(const std::string &path)
+{
+    QFile f(QString::fromStdString(path));
+    if (!f.open(QIODevice::ReadOnly))
+        qFatal("cannot read");
+    return f.readAll();
+}
+
 std::string write(const QTemporaryDir &dir, const QString &name, const QByteArray &content)
 {
     const QString path = dir.filePath(name);
@@ -29,6 +37,35 @@ Trace sample()
     t.name = "sample";
     t.jobs = {{1, 0, "resnet-50", 9000, {}}, {2, 3, "dssm", 9900, 9000.5}, {5, 3, "wlm", 12.25, {}}};
     return t;
+}
+
+// An imported trace: what the source said about each job, and the trace's slot, origin, cluster.
+Trace imported()
+{
+    Trace t = sample();
+    t.slotSeconds = 600;
+    t.timeOrigin = 1506993716;
+    t.cluster = TraceCluster{6, 8, 32, "cluster_machine_list: 7 GPU machines, 5 x 8, 2 x 2"};
+    t.source = "philly cluster_job_log, durations span";
+    JobSource &a = t.jobs[0].source;
+    a.id = "application_1506638472019_10213";
+    a.user = "7f3e01";
+    a.vc = "b436b2";
+    a.status = "Pass";
+    a.gpus = 8;
+    a.submitTime = 1506993716;
+    a.queueSeconds = 90;
+    a.durationSeconds = 13213;
+    a.workers = 8;
+    a.ps = 8;
+    JobSource &b = t.jobs[1].source; // awkward text survives CSV quoting
+    b.id = "job, \"quoted\"";
+    b.user = " padded ";
+    b.gpus = 0.25;
+    b.submitTime = 1506995516.5;
+    b.workers = 1;
+    b.ps = 1;
+    return t; // job 5 says nothing of its source
 }
 
 } // namespace
@@ -56,6 +93,88 @@ private Q_SLOTS:
         back.validate(ProfileSet::reference(), path);
     }
 
+    void sourceFieldsRoundTrip_data() { roundTrip_data(); }
+    void sourceFieldsRoundTrip()
+    {
+        QFETCH(QString, file);
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(file).toStdString();
+        const Trace t = imported();
+        t.save(path);
+        const Trace back = Trace::load(path);
+        QVERIFY(back.jobs == t.jobs);
+        QCOMPARE(back.slotSeconds, t.slotSeconds);
+        QCOMPARE(back.timeOrigin, t.timeOrigin);
+        QCOMPARE(back.cluster, t.cluster);
+        QCOMPARE(back.source, t.source);
+        QCOMPARE(back.maxObservedWorkers(), 8);
+        QCOMPARE(back.maxObservedPs(), 8);
+        back.validate(ProfileSet::reference(), path);
+    }
+
+    void csvOptionalColumns()
+    {
+        // Any subset of the optional columns, in any order; old readers see comments.
+        QTemporaryDir dir;
+        const std::string path = write(dir, QStringLiteral("t.csv"),
+                                       "# slot_seconds: 300\n# a comment: ignored\n"
+                                       "job_id,arrival_slot,model,epochs,gpus,source_id\n"
+                                       "1,0,dssm,5,2,\"a,b\"\n2,1,dssm,6\n");
+        const Trace t = Trace::load(path);
+        QCOMPARE(t.slotSeconds, std::optional<double>(300));
+        QCOMPARE(t.jobs[0].source.gpus, std::optional<double>(2));
+        QCOMPARE(t.jobs[0].source.id, std::string("a,b"));
+        QVERIFY(t.jobs[1].source.empty());
+        QVERIFY(!t.cluster);
+        // A generated trace writes exactly the reference header.
+        const std::string plain = dir.filePath(QStringLiteral("plain.csv")).toStdString();
+        sample().save(plain);
+        QVERIFY(testReadAll(plain).startsWith("job_id,arrival_slot,model,epochs,estimated_epochs\n"));
+    }
+
+    void rescaleArrivalsUsesSubmissionTimes()
+    {
+        Trace t;
+        t.timeOrigin = 1000;
+        t.slotSeconds = 1200;
+        t.jobs = {{1, 0, "dssm", 5, {}}, {2, 2, "dssm", 5, {}}};
+        QVERIFY(!t.rescaleArrivals(600)); // no submission times
+        t.jobs[0].source.submitTime = 1000;
+        t.jobs[1].source.submitTime = 1000 + 2 * 1200 + 700;
+        QVERIFY(t.rescaleArrivals(600));
+        QCOMPARE(t.jobs[1].arrivalSlot, 5);
+        QCOMPARE(t.slotSeconds, std::optional<double>(600));
+        t.timeOrigin.reset();
+        QVERIFY(!t.rescaleArrivals(300));
+        QCOMPARE(t.jobs[1].arrivalSlot, 5);
+    }
+
+    void sourceValidation_data()
+    {
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("expected");
+        const QByteArray header = "job_id,arrival_slot,model,epochs,gpus,queue_seconds,workers,ps\n";
+        QTest::newRow("negative gpus") << header + "1,0,dssm,5,-1,,," << QStringLiteral("job 1 (entry 1): gpus must be");
+        QTest::newRow("negative queue") << header + "1,0,dssm,5,1,-3,," << QStringLiteral("queue_seconds must be");
+        QTest::newRow("workers without ps") << header + "1,0,dssm,5,1,0,2,0" << QStringLiteral("observed allocation 0 PS / 2 workers");
+        QTest::newRow("cluster too big") << "# cluster_nodes: 4\n# cluster_gpus_per_node: 4096\n" + header + "1,0,dssm,5,1,0,1,1"
+                                         << QStringLiteral("cluster: 4 nodes of 4096 GPUs");
+        QTest::newRow("bad slot") << "# slot_seconds: 0\n" + header + "1,0,dssm,5,1,0,1,1" << QStringLiteral("slot_seconds must be");
+    }
+    void sourceValidation()
+    {
+        QFETCH(QByteArray, content);
+        QFETCH(QString, expected);
+        QTemporaryDir dir;
+        const std::string path = write(dir, QStringLiteral("t.csv"), content);
+        try {
+            Trace::load(path).validate(ProfileSet::reference(), path);
+            QFAIL("no error");
+        } catch (const Error &e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(expected), e.what());
+        }
+    }
+
     void csvErrorsNameFileAndLine_data()
     {
         QTest::addColumn<QByteArray>("content");
@@ -69,6 +188,11 @@ private Q_SLOTS:
         QTest::newRow("fractional id") << header + "1.5,0,dssm,5\n" << QStringLiteral("t.csv:2: column 'job_id': not an integer");
         QTest::newRow("empty") << QByteArray() << QStringLiteral("t.csv: empty file");
         QTest::newRow("nan epochs") << header + "1,0,dssm,nan\n" << QStringLiteral("t.csv:2: column 'epochs': not a number");
+        QTest::newRow("unknown column") << QByteArray("job_id,arrival_slot,model,epochs,colour\n") << QStringLiteral("t.csv:1: unexpected extra header column 'colour'");
+        QTest::newRow("column twice") << QByteArray("job_id,arrival_slot,model,epochs,gpus,gpus\n") << QStringLiteral("t.csv:1: header column 'gpus' given twice");
+        QTest::newRow("bad gpus") << QByteArray("job_id,arrival_slot,model,epochs,gpus\n1,0,dssm,5,many\n") << QStringLiteral("t.csv:2: column 'gpus': not a number");
+        QTest::newRow("bad metadata") << QByteArray("# slot_seconds: soon\njob_id,arrival_slot,model,epochs\n") << QStringLiteral("t.csv:1: column '# slot_seconds': not a number");
+        QTest::newRow("unterminated quote") << QByteArray("job_id,arrival_slot,model,epochs,user\n1,0,dssm,5,\"abc\n") << QStringLiteral("t.csv:2: unterminated quoted field");
     }
     void csvErrorsNameFileAndLine()
     {

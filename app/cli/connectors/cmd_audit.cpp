@@ -40,12 +40,36 @@ std::string brief(const std::string &json)
     return text;
 }
 
+std::string optionalText(const std::optional<double> &v)
+{
+    if (!v)
+        return {};
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.4g", *v);
+    return buffer;
+}
+
+// The policy's probability and V(s) as proposed (learned policies only).
+void insertConfidence(QJsonObject &o, const std::optional<double> &probability,
+                      const std::optional<double> &value)
+{
+    o.remove(QStringLiteral("probability"));
+    o.remove(QStringLiteral("value"));
+    if (probability)
+        o.insert(QStringLiteral("probability"), *probability);
+    if (value)
+        o.insert(QStringLiteral("value"), *value);
+}
+
 int runAudit(const QStringList &args)
 {
     QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
-        "List or export an audit log written by dl2 operate: every proposal, operator action, "
-        "send and acknowledgment (default), or the decisions and their state (--decisions)."));
+        "List or export an audit log written by dl2 operate or the console: every proposal, "
+        "operator action, send and acknowledgment (default), or the decisions and their state "
+        "(--decisions). A learned policy's probability of each proposal and its value estimate "
+        "V(s) are shown with the proposal (\"probability\", \"value\"). An audit log of an "
+        "older schema is migrated when opened."));
     parser.addHelpOption();
     parser.addPositionalArgument(QStringLiteral("file"), QStringLiteral("Audit log (SQLite)."));
     parser.addOptions({
@@ -97,6 +121,7 @@ int runAudit(const QStringList &args)
                 QJsonArray arr;
                 for (const auto &r : records) {
                     QJsonObject o = toJson(r.decision);
+                    insertConfidence(o, r.probability, r.value);
                     o.insert(QStringLiteral("state"), QString::fromStdString(r.state));
                     o.insert(QStringLiteral("ack"), QString::fromStdString(r.ack));
                     arr.append(o);
@@ -109,20 +134,23 @@ int runAudit(const QStringList &args)
             }
             if (csv)
                 std::printf("id,slot,job,from_ps,from_workers,to_ps,to_workers,speed_before,speed_"
-                            "after,state,ack\n");
+                            "after,state,ack,probability,value\n");
             else
-                std::printf("%-28s %5s %5s %-16s %-16s %-13s %s\n", "decision", "slot", "job",
-                            "from", "to", "state", "ack");
+                std::printf("%-28s %5s %5s %-16s %-16s %-13s %-9s %8s %9s\n", "decision", "slot",
+                            "job", "from", "to", "state", "ack", "p", "V(s)");
             for (const auto &r : records) {
                 const auto &d = r.decision;
                 if (csv)
-                    std::printf("%s,%d,%d,%d,%d,%d,%d,%.6g,%.6g,%s,%s\n", csvField(d.id).c_str(),
-                                d.slot, d.job, d.from.ps, d.from.workers, d.to.ps, d.to.workers,
-                                d.speedBefore, d.speedAfter, r.state.c_str(), r.ack.c_str());
+                    std::printf("%s,%d,%d,%d,%d,%d,%d,%.6g,%.6g,%s,%s,%s,%s\n",
+                                csvField(d.id).c_str(), d.slot, d.job, d.from.ps, d.from.workers,
+                                d.to.ps, d.to.workers, d.speedBefore, d.speedAfter, r.state.c_str(),
+                                r.ack.c_str(), optionalText(r.probability).c_str(),
+                                optionalText(r.value).c_str());
                 else
-                    std::printf("%-28s %5d %5d %-16s %-16s %-13s %s\n", d.id.c_str(), d.slot, d.job,
-                                describe(d.from).c_str(), describe(d.to).c_str(), r.state.c_str(),
-                                r.ack.c_str());
+                    std::printf("%-28s %5d %5d %-16s %-16s %-13s %-9s %8s %9s\n", d.id.c_str(),
+                                d.slot, d.job, describe(d.from).c_str(), describe(d.to).c_str(),
+                                r.state.c_str(), r.ack.c_str(), optionalText(r.probability).c_str(),
+                                optionalText(r.value).c_str());
             }
             return 0;
         }
@@ -146,6 +174,8 @@ int runAudit(const QStringList &args)
                              QJsonDocument::fromJson(QByteArray::fromStdString(e.after)).object());
                 if (!e.detail.empty())
                     o.insert(QStringLiteral("detail"), QString::fromStdString(e.detail));
+                if (e.kind == "proposed")
+                    insertConfidence(o, e.probability, e.value);
                 arr.append(o);
             }
             QJsonObject root;
@@ -163,12 +193,16 @@ int runAudit(const QStringList &args)
                             csvField(e.kind).c_str(), csvField(e.actor).c_str(),
                             csvField(e.before).c_str(), csvField(e.after).c_str(),
                             csvField(e.detail).c_str());
-            else
+            else {
+                std::string detail = e.detail.empty() ? "" : "  " + e.detail;
+                if (e.kind == "proposed" && (e.probability || e.value))
+                    detail += "  p " + (e.probability ? optionalText(e.probability) : "-") +
+                              ", V(s) " + (e.value ? optionalText(e.value) : "-");
                 std::printf("%6lld %s %-28s job %-4d %-14s %-10s %s%s%s%s\n",
                             static_cast<long long>(e.seq), e.time.c_str(), e.decisionId.c_str(),
                             e.job, e.kind.c_str(), e.actor.c_str(), brief(e.before).c_str(),
-                            e.after.empty() ? "" : " -> ", brief(e.after).c_str(),
-                            e.detail.empty() ? "" : ("  " + e.detail).c_str());
+                            e.after.empty() ? "" : " -> ", brief(e.after).c_str(), detail.c_str());
+            }
         }
         return 0;
     });

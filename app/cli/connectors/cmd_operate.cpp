@@ -10,6 +10,12 @@
 #include "operatingloop.h"
 #include "simulatedconnector.h"
 
+#ifdef DL2_HAVE_LEARNING
+#include "policyactions.h"
+#endif
+
+#include <QRegularExpression>
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <thread>
@@ -29,6 +35,45 @@ std::string readToken(const QString &path)
     if (token.empty())
         throw Error("token file '" + path.toStdString() + "' is empty");
     return token;
+}
+
+// A learned policy (dl2, dl2-plus) reports the probability of its actions and V(s): every
+// decision carries them to the gate, the audit log and the agent. No-op for other policies.
+void attachConfidence(PolicyPlanner &planner)
+{
+#ifdef DL2_HAVE_LEARNING
+    if (!recordPolicyActions(planner.scheduler()))
+        return;
+    planner.setActionReader([](const Scheduler &scheduler) {
+        std::vector<PolicyPlanner::PolicyAction> out;
+        for (const PolicyActionSummary &a : lastPolicyActions(scheduler))
+            out.push_back({a.jobId, a.placed, a.probability, a.value});
+        return out;
+    });
+#else
+    (void)planner;
+#endif
+}
+
+// --override SLOT/JOB=PS,WORKERS: the operator's allocation for a job's decision of a slot.
+struct PlannedOverride
+{
+    int slot = 0;
+    int job = 0;
+    int ps = 0;
+    int workers = 0;
+    std::string text;
+};
+
+PlannedOverride parseOverride(const QString &text)
+{
+    static const QRegularExpression form(QStringLiteral("^(\\d+)/(\\d+)=(\\d+),(\\d+)$"));
+    const auto m = form.match(text.trimmed());
+    if (!m.hasMatch())
+        throw Error("--override '" + text.toStdString() +
+                    "': expected SLOT/JOB=PS,WORKERS (e.g. 3/12=2,4)");
+    return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt(),
+            m.captured(4).toInt(), text.trimmed().toStdString()};
 }
 
 int runOperate(const QStringList &args)
@@ -88,6 +133,13 @@ int runOperate(const QStringList &args)
          QStringLiteral("With --agent local: persist the cluster state here."),
          QStringLiteral("DIR")},
         {QStringLiteral("json"), QStringLiteral("Print the summary as JSON.")},
+        {QStringLiteral("override"),
+         QStringLiteral("SLOT/JOB=PS,WORKERS: when the batch of SLOT opens, override the policy's "
+                        "decision for JOB with this allocation (approved as the operator's). The "
+                        "gate checks it as in the console (caps, cluster totals, fit on the "
+                        "nodes under the cluster's placement rule); a refusal is printed with "
+                        "its reason and the decision keeps its verdict. Repeatable."),
+         QStringLiteral("O")},
         {QStringLiteral("audit-wait-seconds"),
          QStringLiteral("When the audit log refuses writes (full disk): stop approving and wait "
                         "this long for it to take writes again before giving up (default 600)."),
@@ -122,6 +174,7 @@ int runOperate(const QStringList &args)
                         parser.value(QStringLiteral("policy")).toStdString() + "'");
         // Before anything is opened: an unknown policy or a bad policy file fails here.
         PolicyPlanner planner(policyName.toStdString(), policyConfig);
+        attachConfidence(planner);
         const int deadlineMs =
             parsePositiveInt(parser, QStringLiteral("deadline-ms"), 1, 3'600'000);
         const int retrySeconds =
@@ -147,6 +200,10 @@ int runOperate(const QStringList &args)
         gateOptions.atDeadline = atDeadline == QLatin1String("apply")
                                      ? DeadlineDefault::Apply
                                      : DeadlineDefault::KeepCurrent;
+
+        std::vector<PlannedOverride> overrides;
+        for (const QString &o : parser.values(QStringLiteral("override")))
+            overrides.push_back(parseOverride(o));
 
         std::unique_ptr<ClusterConnector> connector;
         if (agent == QLatin1String("local")) {
@@ -197,6 +254,35 @@ int runOperate(const QStringList &args)
         loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
         loop.setAuditWait(std::chrono::seconds(auditWaitSeconds), std::chrono::seconds(1));
         loop.setNotice(notice);
+        int overridesApplied = 0, overridesRefused = 0;
+        loop.setOnOpen([&](DecisionGate &g) {
+            for (const PlannedOverride &o : overrides) {
+                if (o.slot != g.slot())
+                    continue;
+                const auto entry =
+                    std::find_if(g.entries().begin(), g.entries().end(),
+                                 [&](const GateEntry &e) { return e.decision.job == o.job; });
+                if (entry == g.entries().end()) {
+                    ++overridesRefused;
+                    notice("override " + o.text + " refused: no decision for job " +
+                           std::to_string(o.job) + " in the batch of slot " +
+                           std::to_string(o.slot) + " (the policy kept its allocation)");
+                    continue;
+                }
+                try {
+                    g.override(entry->decision.id, o.ps, o.workers);
+                    ++overridesApplied;
+                    notice("override " + o.text + ": job " + std::to_string(o.job) + " at " +
+                           describe(Allocation{o.ps, o.workers, {}}) + ", approved");
+                } catch (const Error &e) {
+                    std::string why = e.what();
+                    if (why.rfind("override: ", 0) == 0)
+                        why = why.substr(10);
+                    ++overridesRefused;
+                    notice("override " + o.text + " refused: " + why);
+                }
+            }
+        });
         const bool json = parser.isSet(QStringLiteral("json"));
         if (!json)
             loop.setProgress([](const OperateSummary &s) {
@@ -212,6 +298,10 @@ int runOperate(const QStringList &args)
         out.insert(QStringLiteral("agent"), QString::fromStdString(connector->describe()));
         out.insert(QStringLiteral("policy"), QString::fromStdString(planner.policy()));
         out.insert(QStringLiteral("gate"), QString::fromLatin1(toString(gateOptions.mode)));
+        if (!overrides.empty()) {
+            out.insert(QStringLiteral("overrides_applied"), overridesApplied);
+            out.insert(QStringLiteral("overrides_refused"), overridesRefused);
+        }
         if (auto *g = dynamic_cast<GrpcConnector *>(connector.get()))
             out.insert(QStringLiteral("retries"), g->retries());
         if (json) {
