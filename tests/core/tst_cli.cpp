@@ -151,8 +151,16 @@ private Q_SLOTS:
                                   QStringLiteral("drf,fifo"), QStringLiteral("--max-slots"), QStringLiteral("8")};
         const Run refused = dl2(compare);
         QCOMPARE(refused.code, 2);
-        QVERIFY2(refused.err.contains("drf on helios.csv: 2 unfinished, 1 not arrived (max-slots)") &&
-                     refused.err.contains("--allow-truncated"),
+        // The refusal names each truncated run with the counts simulate reports for it.
+        const Run drfCut = dl2({QStringLiteral("simulate"), QStringLiteral("--trace"), trace, QStringLiteral("--policy"),
+                                QStringLiteral("drf"), QStringLiteral("--max-slots"), QStringLiteral("8"), QStringLiteral("--json")});
+        const QJsonObject d = QJsonDocument::fromJson(drfCut.out).object();
+        QVERIFY(d[QStringLiteral("unfinished")].toInt() > 0);
+        const QByteArray named = QStringLiteral("drf on helios.csv: %1 unfinished, %2 not arrived (max-slots)")
+                                     .arg(d[QStringLiteral("unfinished")].toInt())
+                                     .arg(d[QStringLiteral("not_arrived")].toInt())
+                                     .toUtf8();
+        QVERIFY2(refused.err.contains(named) && refused.err.contains("--allow-truncated"),
                  refused.err.constData());
         const Run allowed = dl2(compare + QStringList{QStringLiteral("--allow-truncated")});
         QCOMPARE(allowed.code, 0);

@@ -221,8 +221,17 @@ void TestConsoleAgent::attachMidRunAndScrubBackWhileLive()
         tb->liveClusterText().contains(QStringLiteral("simulated cluster (dl2-small, seed 1)")) &&
             tb->liveClusterText().contains(QStringLiteral("sim agent ") + address),
         qPrintable(tb->liveClusterText()));
-    QVERIFY(!tb->scenarioBox()->isVisible());
-    QVERIFY(!tb->seedBox()->isVisible());
+    // The replay-only controls' toolbar actions are hidden (whether the toolbar lays the widget
+    // out or puts it in its overflow menu depends on the window's width and the fonts).
+    auto shownInToolBar = [tb](QWidget *w) {
+        for (QAction *a : tb->actions())
+            if (tb->widgetForAction(a) == w)
+                return a->isVisible();
+        return false;
+    };
+    QVERIFY(!shownInToolBar(tb->scenarioBox()));
+    QVERIFY(!shownInToolBar(tb->seedBox()));
+    QVERIFY(!shownInToolBar(tb->nodesBox()));
     QVERIFY(!tb->openTraceAction()->isEnabled());
     QVERIFY(!tb->backToLiveAction()->isEnabled()); // already live
     QTest::qWait(200);
