@@ -39,7 +39,8 @@ const std::vector<ShippedPolicy> &shippedPolicies()
     static const std::vector<ShippedPolicy> all{
         {"dl2-reference", PolicyKind::Dl2, "optimus", "dl2 on every scenario and speed model",
          "dl2-reference, fitted speed model: SL from Optimus restricted to the window (DAgger), "
-         "then ES; validation seeds 100-109"},
+         "then ES; validation seeds 100-109; kept on the measured speeds (best of 9 dl2 "
+         "candidates there)"},
         {"dl2-plus-reference", PolicyKind::Dl2Plus, "rbf",
          "dl2-plus on dl2-reference, dl2-small and trace files (measured speeds, the default)",
          "dl2-reference: SL from Optimus and actor-critic on the fitted model, then ES on the "
