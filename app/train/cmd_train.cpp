@@ -146,7 +146,7 @@ int runSl(const QStringList &args)
     QCommandLineParser p;
     p.setApplicationDescription(opt("Supervised warm-up: imitate a teacher scheduler (docs/model.md section 6)."));
     addCommonTrainOptions(p);
-    p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf, optimus or optimus-window-D (dl2: Optimus within dl2's window, see windowteacher.h) (default drf)."), opt("NAME"), opt("drf")});
+    p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf, optimus, best-config, or for dl2 a window teacher optimus-window-R or best-config-window-R, R = nocap, 0, 25, 50, 75, 100 (the base's allocation within dl2's window, see windowteacher.h) (default drf)."), opt("NAME"), opt("drf")});
     p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining."), opt("ORDER"), opt("auto")});
     p.addOption({opt("labels"), opt("SL targets: sequence (the teacher's next task, default), set (uniform over every task its allocation still needs), multi (the same set, per-action binary cross-entropy) or wfirst (multi, a job's workers before its PSs)."), opt("KIND"), opt("sequence")});
     p.addOption({opt("init"), opt("Start from this checkpoint's weights (e.g. a previous SL run)."), opt("CKPT")});
@@ -165,9 +165,19 @@ int runSl(const QStringList &args)
         scenarioByName(o.scenario);
         o.kind = policyKindFromString(p.value(opt("policy")).toStdString());
         o.teacher = p.value(opt("teacher")).toStdString();
-        if (o.teacher != "drf" && o.teacher != "fifo" && o.teacher != "srtf" && o.teacher != "optimus" &&
-            o.teacher.rfind("optimus-window-", 0) != 0)
-            throw Error("--teacher: expected drf, fifo, srtf, optimus or optimus-window-D (D = 0, 25, 50, 75, 100), got '" + o.teacher + "'");
+        const auto isTeacher = [](const std::string &t) {
+            for (const char *base : {"drf", "fifo", "srtf", "optimus", "best-config"})
+                if (t == base)
+                    return true;
+            for (const char *base : {"optimus-window-", "best-config-window-"})
+                for (const char *rule : {"nocap", "0", "25", "50", "75", "100"})
+                    if (t == std::string(base) + rule)
+                        return true;
+            return false;
+        };
+        if (!isTeacher(o.teacher))
+            throw Error("--teacher: expected drf, fifo, srtf, optimus, best-config, optimus-window-R or "
+                        "best-config-window-R (R = nocap, 0, 25, 50, 75, 100), got '" + o.teacher + "'");
         o.teacherOrder = p.value(opt("teacher-order")).toStdString();
         o.labels = p.value(opt("labels")).toStdString();
         if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")

@@ -6,18 +6,18 @@
 
 namespace dl2 {
 
-WindowTeacher::WindowTeacher(int window, double slack, std::string name)
-    : m_window(window), m_slack(slack), m_name(std::move(name)), m_optimus(makeScheduler("optimus"))
+WindowTeacher::WindowTeacher(int window, double slack, std::string name, const std::string &base)
+    : m_window(window), m_slack(slack), m_name(std::move(name)), m_base(makeScheduler(base))
 {
 }
 
 void WindowTeacher::schedule(SlotContext &ctx)
 {
-    // Optimus's allocation, on a copy of the slot.
+    // The base scheduler's allocation (Optimus or best-config), on a copy of the slot.
     Cluster cluster = ctx.cluster();
     std::vector<JobState> jobs = ctx.jobs();
     SlotContext copy(ctx.slot(), cluster, jobs, ctx.activeJobs(), ctx.profiles(), ctx.options());
-    m_optimus->schedule(copy);
+    m_base->schedule(copy);
 
     const int maxW = ctx.maxWorkers(), maxP = ctx.maxPs();
     std::vector<int> wantW(ctx.jobs().size(), 0), wantP(ctx.jobs().size(), 0);
@@ -28,9 +28,9 @@ void WindowTeacher::schedule(SlotContext &ctx)
             w = p = 1;
         } else {
             const double left = ctx.job(i).remainingEpochs();
-            const double atOptimus = std::min(left, ctx.epochsPerSlot(i, p, w));
+            const double atBase = std::min(left, ctx.epochsPerSlot(i, p, w));
             const double atCaps = std::min(left, ctx.epochsPerSlot(i, maxP, maxW));
-            if (atCaps > 0.0 && atCaps >= (1.0 - m_slack) * atOptimus) {
+            if (atCaps > 0.0 && atCaps >= (1.0 - m_slack) * atBase) {
                 w = maxW;
                 p = maxP;
             } else {
@@ -62,18 +62,24 @@ void registerWindowTeachers()
     if (isScheduler("optimus-window-50"))
         return;
     registerBaselines();
-    for (int d : {-1, 0, 25, 50, 75, 100}) {
-        // -1: "optimus-window-nocap", never caps (Optimus restricted to the window).
-        const std::string name = d < 0 ? std::string("optimus-window-nocap") : "optimus-window-" + std::to_string(d);
-        registerScheduler({name,
-                           "SL teacher for dl2: Optimus's allocation within dl2's window, jobs "
-                           "capped when cheap (see windowteacher.h)",
-                           [name, d](const SchedulerConfig &config) -> std::unique_ptr<Scheduler> {
-                               int window = 40;
-                               if (!config.scenario.empty())
-                                   window = scenarioByName(config.scenario).window;
-                               return std::make_unique<WindowTeacher>(window, d < 0 ? -1e9 : d / 100.0, name);
-                           }});
+    for (const std::string base : {"optimus", "best-config"}) {
+        for (int d : {-1, 0, 25, 50, 75, 100}) {
+            // -1: "<base>-window-nocap", never caps (the base restricted to the window).
+            const std::string name =
+                base + (d < 0 ? std::string("-window-nocap") : "-window-" + std::to_string(d));
+            registerScheduler(
+                {name,
+                 "SL teacher for dl2: " + base +
+                     "'s allocation within dl2's window, jobs capped when cheap (see "
+                     "windowteacher.h)",
+                 [name, d, base](const SchedulerConfig &config) -> std::unique_ptr<Scheduler> {
+                     int window = 40;
+                     if (!config.scenario.empty())
+                         window = scenarioByName(config.scenario).window;
+                     return std::make_unique<WindowTeacher>(window, d < 0 ? -1e9 : d / 100.0,
+                                                            name, base);
+                 }});
+        }
     }
 }
 

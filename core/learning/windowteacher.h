@@ -10,7 +10,11 @@
 // gets Optimus's allocation and keeps its window position. Jobs behind the window get one
 // bundle. Registered as optimus-window-0/-25/-50/-75/-100, and optimus-window-nocap (never
 // caps: exactly Optimus restricted to what dl2 can express), by registerWindowTeachers(),
-// which SlTrainer calls.
+// which SlTrainer calls. The same with best-config as the base (each window job's fastest
+// configuration by the true speed, "best-config-window-nocap" / "-D"): a perfect policy within
+// dl2's own rules when capacity does not bind, hence the ceiling of the faithful dl2
+// (`bench_learning --window-ceiling`) and a better teacher than Optimus where Optimus stops at
+// a local optimum of the measured speed surface.
 
 #include "scheduler.h"
 
@@ -21,16 +25,16 @@ namespace dl2 {
 class WindowTeacher final : public Scheduler
 {
 public:
-    WindowTeacher(int window, double slack, std::string name);
+    WindowTeacher(int window, double slack, std::string name, const std::string &base);
     std::string name() const override { return m_name; }
-    void reset() override { m_optimus->reset(); }
+    void reset() override { m_base->reset(); }
     void schedule(SlotContext &context) override;
 
 private:
     int m_window;
     double m_slack;
     std::string m_name;
-    std::unique_ptr<Scheduler> m_optimus;
+    std::unique_ptr<Scheduler> m_base; // optimus or best-config
 };
 
 // Registers the teachers above (window from the scenario; 40 if unknown). Idempotent.

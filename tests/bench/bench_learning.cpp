@@ -11,7 +11,12 @@
 //     from an SL checkpoint (--init CKPT, or a DRF-taught warm-up it trains first), the real
 //     run and a shuffled-advantage control side by side on the two cores for --minutes M
 //     each; validation JCT (the deployed, sampled policy) over wall time for both.
+//   - --window-ceiling: what the faithful dl2 can reach at best within its own rules (a window
+//     of the first J unfinished jobs, one bundle for every other job): the window teachers
+//     (optimus-window-*, best-config-window-*, windowteacher.h) next to DRF, Optimus and
+//     best-config on dl2-reference, validation seeds 100-109 and test seeds 1-10.
 // Usage: bench_learning [--json FILE] [--seed N] [--no-rl]
+//        bench_learning --window-ceiling [--json FILE]
 //        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot]
 //                       [--speed-table FILE] [--out DIR] [--json FILE]
 #include "checkpoint.h"
@@ -25,6 +30,7 @@
 #include "simulator.h"
 #include "sltrainer.h"
 #include "speed/measurements.h"
+#include "windowteacher.h"
 
 #include <QCoreApplication>
 #include <QFile>
@@ -278,6 +284,43 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
     return j;
 }
 
+// Average JCT of a policy on dl2-reference over the given seeds (the measured-speed default).
+double meanJct(const std::string &policy, int firstSeed, int lastSeed)
+{
+    const Scenario &sc = scenarioByName("dl2-reference");
+    const ProfileSet profiles = ProfileSet::reference();
+    SchedulerConfig config;
+    config.scenario = sc.name;
+    double sum = 0.0;
+    for (int seed = firstSeed; seed <= lastSeed; ++seed) {
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, std::uint64_t(seed)), sc.simulation);
+        const auto scheduler = makeScheduler(policy, config);
+        sum += runSimulation(sim, *scheduler).avgJct;
+    }
+    return sum / (lastSeed - firstSeed + 1);
+}
+
+QJsonObject windowCeiling()
+{
+    registerWindowTeachers();
+    registerLearnedPolicies();
+    std::printf("policy on dl2-reference (measured speeds)   validation 100-109   test 1-10\n");
+    QJsonObject out;
+    for (const char *policy :
+         {"drf", "optimus", "best-config", "dl2", "optimus-window-nocap", "optimus-window-0",
+          "optimus-window-50", "best-config-window-nocap", "best-config-window-0",
+          "best-config-window-25", "best-config-window-50", "best-config-window-100"}) {
+        const double val = meanJct(policy, 100, 109), test = meanJct(policy, 1, 10);
+        std::printf("%-40s %10.2f %18.2f\n", policy, val, test);
+        std::fflush(stdout);
+        QJsonObject o;
+        o[QStringLiteral("validation_100_109")] = val;
+        o[QStringLiteral("test_1_10")] = test;
+        out[QString::fromLatin1(policy)] = o;
+    }
+    return out;
+}
+
 } // namespace
 
 int main(int argc, char **argv)
@@ -287,12 +330,15 @@ int main(int argc, char **argv)
     std::uint64_t seed = 1;
     bool rl = true;
     bool versusControl = false;
+    bool ceiling = false;
     RlVsControlOptions vs;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--no-rl"))
             rl = false;
         else if (!std::strcmp(argv[i], "--rl-vs-control"))
             versusControl = true;
+        else if (!std::strcmp(argv[i], "--window-ceiling"))
+            ceiling = true;
         else if (!std::strcmp(argv[i], "--init") && i + 1 < argc)
             vs.init = argv[++i];
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
@@ -310,7 +356,9 @@ int main(int argc, char **argv)
     }
     setTorchThreads(1);
     QJsonObject root;
-    if (versusControl) {
+    if (ceiling) {
+        root[QStringLiteral("window_ceiling")] = windowCeiling();
+    } else if (versusControl) {
         vs.seed = seed;
         try {
             root[QStringLiteral("rl_vs_control")] = rlVsControl(vs);
