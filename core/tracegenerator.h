@@ -38,6 +38,9 @@ class Rng
 {
 public:
     explicit Rng(std::uint64_t seed) : m_state(seed) {}
+    // The whole state (a checkpoint keeps it so that a resumed training draws on).
+    std::uint64_t state() const { return m_state; }
+    void setState(std::uint64_t state) { m_state = state; }
     std::uint64_t next();
     // Uniform integer in [0, n).
     std::uint64_t below(std::uint64_t n);

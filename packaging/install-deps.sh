@@ -18,6 +18,7 @@ packages=(
   bash-completion   # where the .deb installs the completion of dl2 (pkg-config completionsdir)
   libavcodec-dev libavformat-dev libswscale-dev   # replay export as WebM/MP4/GIF/APNG
   libarchive-dev    # trace-import reads the public traces as published (.gz, .tar.gz, .zip)
+  libgloo-dev       # dl2 train across processes and hosts: the Gloo headers torch's c10d includes
 )
 
 SUDO=""

@@ -1,20 +1,31 @@
 // dl2 train sl|rl: supervised warm-up from a teacher, then reinforcement learning.
 // Ctrl-C stops cleanly: the last good (best-on-validation) checkpoint stays in place.
+// --world-size/--rank/--master run it as one rank of a distributed training (distributed.h);
+// --nproc N starts N local ranks of it and waits for them.
 #include "command.h"
 #include "common.h"
 #include "progressbar.h"
 
 #include "checkpoint.h"
+#include "distributed.h"
 #include "error.h"
 #include "learner.h"
 #include "rltrainer.h"
 #include "sltrainer.h"
 
+#include <QCoreApplication>
+#include <QProcess>
 #include <QStringList>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 
 namespace dl2::cli {
 
@@ -50,6 +61,97 @@ void addCommonTrainOptions(QCommandLineParser &p)
     p.addOption({opt("raw-type"), opt("dl2: feed the raw type id (reference code) instead of one-hot (paper).")});
     p.addOption({opt("normalise"), opt("dl2: normalise features (not in the reference).")});
     p.addOption({opt("weights-only"), opt("Do not store the optimizer state (small files for shipping).")});
+    p.addOption({opt("resume"), opt("Continue the run that wrote this checkpoint: weights, optimizer state, step and random-number state (same options and world size)."), opt("CKPT")});
+    // Distributed training (README "Training on several machines").
+    p.addOption({opt("world-size"), opt("Distributed: number of cooperating processes (ranks) on all hosts (default 1)."), opt("N"), opt("1")});
+    p.addOption({opt("rank"), opt("Distributed: this process's rank, 0 to N-1; rank 0 holds the rendezvous store and alone writes the checkpoint and curves."), opt("R")});
+    p.addOption({opt("master"), opt("Distributed: rank 0's address and store port (default 127.0.0.1:29500)."), opt("HOST:PORT")});
+    p.addOption({opt("nproc"), opt("Start N local ranks of this command (127.0.0.1, a free port unless --master is given) and wait for them."), opt("N")});
+    p.addOption({opt("timeout"), opt("Distributed: seconds without an answer after which a rank is treated as failed (default 120)."), opt("S"), opt("120")});
+}
+
+// --world-size, --rank, --master, --timeout (not --nproc).
+DistributedOptions distributedFromOptions(const QCommandLineParser &p)
+{
+    DistributedOptions d;
+    d.worldSize = parsePositiveInt(p, opt("world-size"), 1, 4096);
+    if (d.worldSize > 1 && !p.isSet(opt("rank")))
+        throw Error("--world-size " + std::to_string(d.worldSize) + " needs --rank R (0-" +
+                    std::to_string(d.worldSize - 1) + ") or use --nproc for local ranks");
+    if (p.isSet(opt("rank")))
+        d.rank = parsePositiveInt(p, opt("rank"), 0, d.worldSize - 1);
+    if (p.isSet(opt("master")))
+        parseMaster(p.value(opt("master")).toStdString(), d, "--master");
+    d.timeoutSeconds = parseDouble(p, opt("timeout"), 0.5, 86400.0);
+    return d;
+}
+
+// A port nobody listens on at the moment (the kernel's choice), for --nproc without --master.
+int freeLocalPort()
+{
+    const int fd = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (fd >= 0 && bind(fd, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0 &&
+        getsockname(fd, reinterpret_cast<sockaddr *>(&a), &len) == 0)
+        port = ntohs(a.sin_port);
+    if (fd >= 0)
+        close(fd);
+    if (port == 0)
+        throw Error("--nproc: no free local port (give --master 127.0.0.1:PORT)");
+    return port;
+}
+
+// --nproc N: this command N times as ranks 0..N-1 of one run; exits with the first failure.
+// Ctrl-C in the terminal reaches every rank (one process group), which stop together.
+int launchLocalRanks(const QCommandLineParser &p, const QStringList &args)
+{
+    if (p.isSet(opt("rank")) || p.isSet(opt("world-size")))
+        throw Error("--nproc starts its own ranks: drop --rank and --world-size");
+    const int n = parsePositiveInt(p, opt("nproc"), 1, 256);
+    QString master = p.value(opt("master"));
+    if (master.isEmpty())
+        master = QStringLiteral("127.0.0.1:") + QString::number(freeLocalPort());
+    QStringList base;
+    base << args[0].section(QLatin1Char(' '), -1); // "sl" or "rl"
+    for (int i = 1; i < args.size(); ++i) {
+        const QString &a = args[i];
+        if (a == QStringLiteral("--nproc") || a == QStringLiteral("--master")) {
+            ++i; // and its value
+            continue;
+        }
+        if (a.startsWith(QStringLiteral("--nproc=")) || a.startsWith(QStringLiteral("--master=")))
+            continue;
+        base << a;
+    }
+    std::signal(SIGINT, SIG_IGN); // the ranks get Ctrl-C themselves and stop cleanly
+    std::vector<std::unique_ptr<QProcess>> ranks;
+    for (int r = 0; r < n; ++r) {
+        auto proc = std::make_unique<QProcess>();
+        proc->setProcessChannelMode(QProcess::ForwardedChannels);
+        QStringList a = base;
+        a << QStringLiteral("--world-size") << QString::number(n) << QStringLiteral("--rank")
+          << QString::number(r) << QStringLiteral("--master") << master;
+        proc->start(QCoreApplication::applicationFilePath(), a);
+        if (!proc->waitForStarted())
+            throw Error("--nproc: cannot start rank " + std::to_string(r) + ": " +
+                        proc->errorString().toStdString());
+        ranks.push_back(std::move(proc));
+    }
+    int code = 0;
+    for (int r = 0; r < n; ++r) {
+        QProcess &proc = *ranks[size_t(r)];
+        proc.waitForFinished(-1);
+        const int c = proc.exitStatus() == QProcess::CrashExit ? 128 : proc.exitCode();
+        if (proc.exitStatus() == QProcess::CrashExit)
+            std::fprintf(stderr, "dl2 train: rank %d was killed\n", r);
+        if (code == 0 && c != 0)
+            code = c;
+    }
+    return code;
 }
 
 std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKind kind, const std::string &scenario)
@@ -123,21 +225,43 @@ void readCommonOptions(const QCommandLineParser &p, Options &o)
     o.batchSize = parsePositiveInt(p, opt("batch"), 1, 65536);
     o.bufferSize = parsePositiveInt(p, opt("buffer"), 1, 10000000);
     o.saveOptimizer = !p.isSet(opt("weights-only"));
+    o.resume = p.value(opt("resume")).toStdString();
     if (!p.isSet(opt("o")))
         throw Error("-o CKPT is required");
     o.output = p.value(opt("o")).toStdString();
 }
 
 // Runs a trainer with a progress bar; Ctrl-C stops it cleanly (last good checkpoint kept).
+// Distributed: joins the other ranks first; only rank 0 shows progress and the result, an
+// error of this rank is left for the others to report.
 template <typename Trainer, typename Options>
-int train(const char *label, const Options &o)
+int train(const char *label, Options o, const DistributedOptions &d)
 {
     setTorchThreads(1);
     std::signal(SIGINT, onSigint);
-    ProgressBar bar(label, o.steps, "steps");
-    const TrainResult r = Trainer(o).run(progressTo(bar), &g_stop);
-    bar.finish();
-    printResult(r);
+    const bool lead = d.rank == 0;
+    try {
+        if (d.worldSize > 1)
+            o.comm = Communicator::connect(d);
+        std::unique_ptr<ProgressBar> bar;
+        if (lead)
+            bar = std::make_unique<ProgressBar>(label, o.steps, "steps");
+        const TrainResult r = Trainer(o).run(bar ? progressTo(*bar) : TrainProgress(), &g_stop);
+        if (o.comm)
+            o.comm->finish();
+        if (bar)
+            bar->finish();
+        if (lead)
+            printResult(r);
+        else if (r.cancelled)
+            std::printf("rank %d stopped by Ctrl-C\n", d.rank);
+    } catch (const std::exception &e) {
+        if (o.comm)
+            o.comm->reportError(e.what());
+        if (d.worldSize > 1)
+            throw Error("rank " + std::to_string(d.rank) + ": " + e.what());
+        throw;
+    }
     return 0;
 }
 
@@ -205,7 +329,9 @@ int runSl(const QStringList &args)
             o.steps = parsePositiveInt(p, opt("steps"), 1, 100000000);
         o.seed = std::uint64_t(parsePositiveInt(p, opt("seed"), 0, 2000000000));
         readCommonOptions(p, o);
-        return train<SlTrainer>("train sl", o);
+        if (p.isSet(opt("nproc")))
+            return launchLocalRanks(p, args);
+        return train<SlTrainer>("train sl", o, distributedFromOptions(p));
     });
 }
 
@@ -234,6 +360,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("es-traces"), opt("es: training traces per iteration (default 4)."), opt("N")});
     p.addOption({opt("es-sigma"), opt("es: perturbation scale (default 0.1)."), opt("X")});
     p.addOption({opt("es-scope"), opt("es: head (output layer, default) or bias (its biases only)."), opt("NAME")});
+    p.addOption({opt("hash-every"), opt("Distributed actor-critic: compare a hash of every rank's weights every K updates (default 50); a mismatch stops the run."), opt("K")});
     int code = 0;
     if (!parseOrExit(p, args, code))
         return code;
@@ -296,8 +423,12 @@ int runRl(const QStringList &args)
             o.esSigma = parseDouble(p, opt("es-sigma"), 1e-9, 100.0);
         if (p.isSet(opt("es-scope")))
             o.esScope = p.value(opt("es-scope")).toStdString();
+        if (p.isSet(opt("hash-every")))
+            o.hashEvery = parsePositiveInt(p, opt("hash-every"), 1, 100000000);
         readCommonOptions(p, o);
-        return train<RlTrainer>("train rl", o);
+        if (p.isSet(opt("nproc")))
+            return launchLocalRanks(p, args);
+        return train<RlTrainer>("train rl", o, distributedFromOptions(p));
     });
 }
 

@@ -181,6 +181,19 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     m.set_archive_size(archive.size());
     m.set_archive_checksum(fnv1a(archive));
     m.set_seed(info.seed);
+    if (info.resume.present) {
+        auto *r = m.mutable_resume();
+        r->set_present(true);
+        r->set_step(info.resume.step);
+        for (auto x : info.resume.rng)
+            r->add_rng(x);
+        r->set_next_seed(info.resume.nextSeed);
+        r->set_best_validation_avg_jct(info.resume.bestValidationAvgJct);
+        r->set_best_step(info.resume.bestStep);
+        for (double x : info.resume.values)
+            r->add_values(x);
+        r->set_world_size(info.resume.worldSize);
+    }
     m.set_weights_size(weights.size());
     m.set_weights_checksum(fnv1a(weights));
     const std::string meta = m.SerializeAsString();
@@ -307,6 +320,17 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();
+    if (m.has_resume() && m.resume().present()) {
+        const auto &r = m.resume();
+        i.resume.present = true;
+        i.resume.step = r.step();
+        i.resume.rng.assign(r.rng().begin(), r.rng().end());
+        i.resume.nextSeed = r.next_seed();
+        i.resume.bestValidationAvgJct = r.best_validation_avg_jct();
+        i.resume.bestStep = r.best_step();
+        i.resume.values.assign(r.values().begin(), r.values().end());
+        i.resume.worldSize = r.world_size();
+    }
     c.hasOptimizer = m.has_optimizer() && !c.archive.empty();
     if (version == 1) {
         if (!legacyDecoder())

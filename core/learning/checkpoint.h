@@ -28,6 +28,21 @@
 
 namespace dl2 {
 
+// The trainer's state beyond the weights and the optimizer, so that `dl2 train --resume`
+// continues where the checkpoint was written (the replay buffer and the environments'
+// half-run traces are not kept: they start afresh on the next training traces).
+struct ResumeState
+{
+    bool present = false;
+    long long step = 0;
+    std::vector<std::uint64_t> rng;
+    std::uint64_t nextSeed = 0;
+    double bestValidationAvgJct = -1.0;
+    long long bestStep = -1;
+    std::vector<double> values;
+    int worldSize = 1;
+};
+
 struct TrainingInfo
 {
     std::string trainer = "init"; // "init", "sl", "rl"
@@ -57,6 +72,7 @@ struct TrainingInfo
     long long step = 0;
     double validationAvgJct = 0.0;
     std::uint64_t seed = 0;
+    ResumeState resume;
 };
 
 struct Checkpoint

@@ -9,8 +9,12 @@
 // objective is exactly what evaluation measures (average JCT of the greedy policy), so there is
 // no sampled-vs-greedy gap and no credit assignment across a slot's hundreds of decisions.
 // The policies run on the torch-free PolicyNetwork; libtorch only writes the checkpoint.
+// Distributed (RlOptions::comm): every rank draws the same directions and runs its share of the
+// (member, trace) simulations; the results are summed across ranks (each entry has exactly
+// one non-zero term), so every rank takes the same step, bit for bit, as one process would.
 
 #include "checkpoint.h"
+#include "distributed.h"
 #include "dl2policy.h"
 #include "error.h"
 #include "modelprofile.h"
@@ -124,9 +128,28 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
     const auto coords = coordinates(spec, base, o.esScope);
     const size_t D = coords.size();
     const int threads = std::max(1, o.threads);
+    Communicator *comm = o.comm.get();
 
     std::vector<double> theta(D, 0.0), m(D, 0.0), v(D, 0.0);
     Rng rng(o.seed * 15485863 + 7);
+    std::uint64_t nextSeed = o.trainSeedBase;
+    long long firstStep = 1;
+    TrainResult result;
+    if (!o.resume.empty()) {
+        // Directions and traces are the same at any world size: any world size resumes.
+        const ResumeState r = readCheckpoint(o.resume, o.kind).info.resume;
+        if (!r.present || r.values.size() != 3 * D || r.rng.size() != 1)
+            throw Error(o.resume + ": no ES resume state for this policy and scope (written by "
+                                   "`dl2 train rl --algorithm es` with the same --init and --es-scope?)");
+        std::copy(r.values.begin(), r.values.begin() + long(D), theta.begin());
+        std::copy(r.values.begin() + long(D), r.values.begin() + long(2 * D), m.begin());
+        std::copy(r.values.begin() + long(2 * D), r.values.end(), v.begin());
+        rng.setState(r.rng[0]);
+        nextSeed = r.nextSeed;
+        firstStep = r.step + 1;
+        result.bestValidationAvgJct = r.bestValidationAvgJct;
+        result.bestStep = r.bestStep;
+    }
 
     TrainingInfo info = init.info;
     info.trainer = "rl-es";
@@ -137,32 +160,41 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
     info.scenario = o.scenario;
     info.learningRate = o.learningRate;
     info.seed = o.seed;
-    TrainResult result;
     result.checkpoint = o.output;
     auto save = [&](long long step, double jct, const ParameterSet &params) {
         if (o.output.empty())
             return;
         info.step = step;
         info.validationAvgJct = jct;
+        ResumeState &r = info.resume;
+        r.present = true;
+        r.step = step;
+        r.rng = {rng.state()};
+        r.nextSeed = nextSeed;
+        r.bestValidationAvgJct = result.bestValidationAvgJct;
+        r.bestStep = result.bestStep;
+        r.values = theta;
+        r.values.insert(r.values.end(), m.begin(), m.end());
+        r.values.insert(r.values.end(), v.begin(), v.end());
+        r.worldSize = 0; // any: the result does not depend on it
         writeCheckpoint(o.output, spec, info, params);
     };
     const auto start = std::chrono::steady_clock::now();
     auto seconds = [&] {
         return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
-    {
+    if (firstStep == 1) {
         CurvePoint p;
-        p.validationAvgJct =
-            evaluatePolicy(scenario, profiles, spec, init.parameters, o.validationSeeds, threads);
+        p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec,
+                                                       init.parameters, o.validationSeeds, threads);
         recordCurvePoint(
             result, p, o.output, [&] { save(0, p.validationAvgJct, base); }, progress, o.steps);
     }
 
-    std::uint64_t nextSeed = o.trainSeedBase;
     double rewardAcc = 0.0;
     int rewardCount = 0;
-    for (long long step = 1; step <= o.steps; ++step) {
-        if (cancel && cancel->load()) {
+    for (long long step = firstStep; step <= o.steps; ++step) {
+        if (anyRank(comm, cancel && cancel->load())) {
             result.cancelled = true;
             break;
         }
@@ -191,6 +223,8 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
             pool.emplace_back([&, t] {
                 try {
                     for (size_t k = next++; k < jct.size(); k = next++) {
+                        if (!ownedByRank(comm, k))
+                            continue;
                         const size_t member = k / traces.size(), trace = k % traces.size();
                         Simulator sim(scenario.cluster, profiles, traces[trace],
                                       scenario.simulation);
@@ -206,6 +240,8 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
         for (const auto &e : errors)
             if (e)
                 std::rethrow_exception(e);
+        if (comm)
+            comm->allReduceSum(jct.data(), jct.size());
         std::vector<double> fitness(size_t(members), 0.0);
         for (size_t k = 0; k < jct.size(); ++k)
             fitness[k / traces.size()] += jct[k] / double(traces.size());
@@ -242,8 +278,8 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
             std::shared_ptr<const ParameterSet> current;
             if (validate) {
                 current = moved(base, coords, theta);
-                p.validationAvgJct =
-                    evaluatePolicy(scenario, profiles, spec, current, o.validationSeeds, threads);
+                p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec,
+                                                               current, o.validationSeeds, threads);
             }
             recordCurvePoint(
                 result, p, o.output, [&] { save(step, p.validationAvgJct, *current); }, progress,

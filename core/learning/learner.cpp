@@ -243,6 +243,52 @@ torch::Tensor shuffledAmong(const torch::Tensor &v, const torch::Tensor &where, 
     return out;
 }
 
+// Adam's state by parameter position, not libtorch's own save(), which keys it by the
+// parameters' memory addresses: the same training then writes the same bytes (the same
+// seed and world size give bit-identical checkpoints).
+std::string adamKey(const torch::Tensor &p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
+
+void saveAdam(const torch::optim::Adam &opt, torch::serialize::OutputArchive &ar)
+{
+    ar.write("dl2.adam", torch::tensor(std::int64_t(1)));
+    const auto &params = opt.param_groups().at(0).params();
+    for (size_t i = 0; i < params.size(); ++i) {
+        const auto it = opt.state().find(adamKey(params[i]));
+        if (it == opt.state().end())
+            continue;
+        const auto &st = static_cast<const torch::optim::AdamParamState &>(*it->second);
+        const std::string k = "p" + std::to_string(i) + ".";
+        ar.write(k + "step", torch::tensor(st.step()));
+        ar.write(k + "exp_avg", st.exp_avg());
+        ar.write(k + "exp_avg_sq", st.exp_avg_sq());
+    }
+}
+
+void loadAdam(torch::optim::Adam &opt, torch::serialize::InputArchive &ar)
+{
+    torch::Tensor format;
+    if (!ar.try_read("dl2.adam", format)) { // written by libtorch's own save()
+        opt.load(ar);
+        return;
+    }
+    const auto &params = opt.param_groups().at(0).params();
+    for (size_t i = 0; i < params.size(); ++i) {
+        const std::string k = "p" + std::to_string(i) + ".";
+        torch::Tensor step, avg, avgSq;
+        if (!ar.try_read(k + "step", step))
+            continue;
+        ar.read(k + "exp_avg", avg);
+        ar.read(k + "exp_avg_sq", avgSq);
+        if (!avg.sizes().equals(params[i].sizes()) || !avgSq.sizes().equals(params[i].sizes()))
+            throw Error("optimizer state of parameter " + std::to_string(i) + " does not fit the network");
+        auto st = std::make_unique<torch::optim::AdamParamState>();
+        st->step(step.item<std::int64_t>());
+        st->exp_avg(avg);
+        st->exp_avg_sq(avgSq);
+        opt.state()[adamKey(params[i])] = std::move(st);
+    }
+}
+
 } // namespace
 
 struct Learner::Impl
@@ -252,6 +298,37 @@ struct Learner::Impl
     std::unique_ptr<torch::optim::Adam> optimizer;      // policy network
     std::unique_ptr<torch::optim::Adam> valueOptimizer; // value network
     bool multiLabel = false;
+    GradientReducer reducer;
+
+    // Replaces the gradients of `params` by the reducer's average (no-op in one process).
+    void reduce(const std::vector<torch::Tensor> &params)
+    {
+        if (!reducer)
+            return;
+        size_t n = 0;
+        for (const auto &p : params)
+            n += size_t(p.numel());
+        std::vector<float> flat(n, 0.0f);
+        size_t off = 0;
+        for (const auto &p : params) {
+            if (p.grad().defined()) {
+                const auto g = p.grad().contiguous();
+                std::copy(g.data_ptr<float>(), g.data_ptr<float>() + g.numel(), flat.begin() + long(off));
+            }
+            off += size_t(p.numel());
+        }
+        reducer(flat);
+        off = 0;
+        torch::NoGradGuard guard;
+        for (auto p : params) {
+            auto src = torch::from_blob(flat.data() + off, p.sizes());
+            if (!p.grad().defined())
+                p.mutable_grad() = src.clone();
+            else
+                p.mutable_grad().copy_(src);
+            off += size_t(p.numel());
+        }
+    }
 
     void makeOptimizers(double lr, double valueLr)
     {
@@ -286,8 +363,8 @@ Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer, double valu
             // Files from before the two optimizers hold one state over both networks: it
             // does not fit either optimizer, so training resumes with fresh moments.
             if (ar.try_read("value_optimizer", valueOpt) && ar.try_read("optimizer", opt)) {
-                m_impl->optimizer->load(opt);
-                m_impl->valueOptimizer->load(valueOpt);
+                loadAdam(*m_impl->optimizer, opt);
+                loadAdam(*m_impl->valueOptimizer, valueOpt);
             }
             auto setLr = [](torch::optim::Adam &o, double rate) {
                 for (auto &group : o.param_groups())
@@ -297,6 +374,8 @@ Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer, double valu
             setLr(*m_impl->valueOptimizer, valueLr > 0 ? valueLr : lr);
         } catch (const c10::Error &e) {
             throw Error(c.origin + ": optimizer state does not load (" + e.what_without_backtrace() + ")");
+        } catch (const Error &e) {
+            throw Error(c.origin + ": " + e.what());
         }
     }
 }
@@ -304,6 +383,8 @@ Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer, double valu
 Learner::~Learner() = default;
 
 void Learner::setSlMultiLabel(bool on) { m_impl->multiLabel = on; }
+
+void Learner::setGradientReducer(GradientReducer reducer) { m_impl->reducer = std::move(reducer); }
 
 const PolicySpec &Learner::spec() const { return m_impl->spec; }
 
@@ -330,8 +411,14 @@ torch::Tensor slCrossEntropy(const torch::Tensor &logp, const Batch &b, bool mul
 
 double Learner::slUpdate(const std::vector<const Sample *> &samples)
 {
-    if (samples.empty())
+    if (samples.empty()) {
+        if (m_impl->reducer) { // a zero gradient, so the other ranks' step goes on
+            m_impl->optimizer->zero_grad();
+            m_impl->reduce(policyParameters(m_impl->model));
+            m_impl->optimizer->step();
+        }
         return 0.0;
+    }
     auto b = makeBatch(m_impl->spec, samples);
     m_impl->model->train();
     torch::Tensor logits;
@@ -339,6 +426,7 @@ double Learner::slUpdate(const std::vector<const Sample *> &samples)
     auto loss = slCrossEntropy(logp, b, m_impl->multiLabel, logits);
     m_impl->optimizer->zero_grad();
     loss.backward();
+    m_impl->reduce(policyParameters(m_impl->model));
     m_impl->optimizer->step();
     return loss.item<double>();
 }
@@ -358,8 +446,22 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
                                 const std::vector<float> &weights, const RlLossOptions &o)
 {
     RlUpdateStats stats;
-    if (samples.empty())
+    if (samples.empty()) {
+        if (m_impl->reducer) { // a zero gradient, so the other ranks' steps go on
+            if (o.policyWeight > 0) {
+                m_impl->optimizer->zero_grad();
+                m_impl->reduce(policyParameters(m_impl->model));
+                torch::nn::utils::clip_grad_norm_(policyParameters(m_impl->model), 10.0);
+                m_impl->optimizer->step();
+            }
+            if (o.useValue) {
+                m_impl->valueOptimizer->zero_grad();
+                m_impl->reduce(valueParameters(m_impl->model));
+                m_impl->valueOptimizer->step();
+            }
+        }
         return stats;
+    }
     const int B = int(samples.size());
     auto b = makeBatch(m_impl->spec, samples);
     std::vector<float> ret(size_t(B), 0.0f), mu(size_t(B), 1.0f), w(weights);
@@ -426,6 +528,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
         auto loss = float(o.policyWeight) * (policyLoss - o.entropyWeight * entropyMean);
         m_impl->optimizer->zero_grad();
         loss.backward();
+        m_impl->reduce(policyParameters(m_impl->model));
         torch::nn::utils::clip_grad_norm_(policyParameters(m_impl->model), 10.0);
         m_impl->optimizer->step();
     }
@@ -435,6 +538,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
         valueLoss = (W * (value - R).pow(2)).sum();
         m_impl->valueOptimizer->zero_grad();
         valueLoss.backward();
+        m_impl->reduce(valueParameters(m_impl->model));
         m_impl->valueOptimizer->step();
     }
     stats.policyLoss = policyLoss.item<double>();
@@ -459,8 +563,8 @@ NetworkArchive Learner::archive(bool withOptimizer) const
     if (withOptimizer) {
         torch::serialize::OutputArchive ar;
         torch::serialize::OutputArchive opt, valueOpt;
-        m_impl->optimizer->save(opt);
-        m_impl->valueOptimizer->save(valueOpt);
+        saveAdam(*m_impl->optimizer, opt);
+        saveAdam(*m_impl->valueOptimizer, valueOpt);
         ar.write("optimizer", opt);
         ar.write("value_optimizer", valueOpt);
         std::ostringstream out;

@@ -7,6 +7,7 @@
 #include "experience.h"
 #include "policyspec.h"
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,6 +74,12 @@ public:
     // step); weights[i] scales sample i's loss (they should sum to 1).
     RlUpdateStats rlUpdate(const std::vector<const Sample *> &batch,
                            const std::vector<float> &weights, const RlLossOptions &options);
+    // Data-parallel training: after every backward pass and before the optimizer step, each
+    // network's gradient (all its parameters, flattened in order) is handed to `reducer`,
+    // which must replace it by the average over the ranks (distributed.h). With a reducer,
+    // slUpdate/rlUpdate on an empty batch still take part, with a zero gradient.
+    using GradientReducer = std::function<void(std::vector<float> &gradient)>;
+    void setGradientReducer(GradientReducer reducer);
     // A copy of the current weights for torch-free inference.
     std::shared_ptr<const ParameterSet> parameters() const;
     // The weights and (withOptimizer) the Adam state, for encodeCheckpoint.

@@ -1,6 +1,7 @@
 #include "rltrainer.h"
 
 #include "checkpoint.h"
+#include "distributed.h"
 #include "dl2policy.h"
 #include "error.h"
 #include "fileio.h"
@@ -65,7 +66,11 @@ float counterfactual(const Simulator &sim, const Sample &x)
 
 } // namespace
 
-RlTrainer::RlTrainer(RlOptions options) : m_options(std::move(options)) {}
+RlTrainer::RlTrainer(RlOptions options) : m_options(std::move(options))
+{
+    if (m_options.comm && m_options.comm->rank() != 0)
+        m_options.output.clear(); // rank 0 alone writes the checkpoint and the curves
+}
 
 TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool> *cancel)
 {
@@ -79,9 +84,24 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     const ProfileSet profiles = o.profiles ? *o.profiles : ProfileSet::reference();
     registerBaselines();
 
+    // Distributed: rank r runs its own environments on trace seeds base + episode x W + r and
+    // its own random numbers; rank 0 draws exactly what a single process does.
+    Communicator *comm = o.comm.get();
+    const int rank = comm ? comm->rank() : 0;
+    const int world = comm ? comm->worldSize() : 1;
     std::unique_ptr<Learner> learner;
     PolicySpec spec;
-    if (!o.init.empty()) {
+    std::optional<ResumeState> resumed;
+    if (!o.resume.empty()) {
+        const Checkpoint c = readCheckpoint(o.resume, o.kind);
+        if (!c.info.resume.present || c.info.trainer != "rl" || c.info.resume.values.size() != 6)
+            throw Error(o.resume + ": no actor-critic resume state (written by `dl2 train rl` with its optimizer state?)");
+        if (!c.hasOptimizer)
+            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
+        spec = c.spec;
+        learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
+        resumed = c.info.resume;
+    } else if (!o.init.empty()) {
         const Checkpoint c = readCheckpoint(o.init, o.kind);
         spec = c.spec;
         learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl",
@@ -109,20 +129,31 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     simOptions.unfinishedJobsReward = unfinished;
 
     Rng rng(o.seed * 104729 + 3);
+    if (resumed)
+        rng.setState(resumed->rng.at(0));
+    if (rank > 0)
+        rng.setState(rng.state() ^ (0x9E3779B97F4A7C15ULL * std::uint64_t(rank)));
+    if (comm)
+        learner->setGradientReducer([comm, world](std::vector<float> &g) {
+            comm->allReduceSum(g.data(), g.size());
+            for (float &x : g)
+                x /= float(world);
+        });
     ReplayBuffer replay(o.bufferSize, replayMode == ReplayMode::None ? ReplayMode::Uniform : replayMode);
     auto params = learner->parameters();
 
     std::vector<Env> envs(size_t(std::max(1, o.envs)));
-    std::uint64_t episode = 0;
+    std::uint64_t episode = resumed ? resumed->nextSeed : 0;
+    const std::uint64_t policySeed = o.seed * 1000 + (resumed ? std::uint64_t(resumed->step) * 7919 : 0);
     auto restart = [&](Env &e) {
-        const std::uint64_t seed = o.trainSeedBase + episode++;
+        const std::uint64_t seed = o.trainSeedBase + episode++ * std::uint64_t(world) + std::uint64_t(rank);
         e.sim = std::make_unique<Simulator>(scenario.cluster, profiles, scenario.trace(profiles, seed), simOptions);
     };
     for (size_t i = 0; i < envs.size(); ++i) {
         Env &e = envs[i];
         e.id = int(i);
         restart(e);
-        e.policy = std::make_unique<Dl2Policy>(spec, params, o.seed * 1000 + i);
+        e.policy = std::make_unique<Dl2Policy>(spec, params, policySeed + std::uint64_t(rank) * envs.size() + i);
         e.critic = std::make_unique<PolicyNetwork>(spec, params);
         ActorOptions actor;
         actor.sample = true;
@@ -228,11 +259,40 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     info.seed = o.seed;
     TrainResult result;
     result.checkpoint = o.output;
+    double taskStd = 1.0; // running RMS of the task advantages
+    bool taskStdSet = false;
+    double baseline = 0.0;
+    bool baselineSet = false;
+    double advantageStd = 1.0; // running RMS of advantages: the scale of the policy gradient
+    bool advantageStdSet = false;
+    long long firstStep = 1;
+    if (resumed) {
+        firstStep = resumed->step + 1;
+        result.bestValidationAvgJct = resumed->bestValidationAvgJct;
+        result.bestStep = resumed->bestStep;
+        const auto &v = resumed->values;
+        advantageStd = v[0];
+        advantageStdSet = v[1] != 0.0;
+        taskStd = v[2];
+        taskStdSet = v[3] != 0.0;
+        baseline = v[4];
+        baselineSet = v[5] != 0.0;
+    }
     auto save = [&](long long step, double jct) {
         if (o.output.empty())
             return;
         info.step = step;
         info.validationAvgJct = jct;
+        ResumeState &r = info.resume;
+        r.present = true;
+        r.step = step;
+        r.rng = {rng.state()};
+        r.nextSeed = episode;
+        r.bestValidationAvgJct = result.bestValidationAvgJct;
+        r.bestStep = result.bestStep;
+        r.values = {advantageStd, advantageStdSet ? 1.0 : 0.0, taskStd, taskStdSet ? 1.0 : 0.0,
+                    baseline, baselineSet ? 1.0 : 0.0};
+        r.worldSize = world;
         writeFileAtomically(o.output, encodeCheckpoint(spec, info, learner->archive(o.saveOptimizer),
                                                        o.saveOptimizer));
     };
@@ -246,27 +306,21 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     loss.importanceClip = o.importanceClip;
     loss.useValue = useValue;
     loss.split = split;
-    double taskStd = 1.0; // running RMS of the task advantages
-    bool taskStdSet = false;
-    double baseline = 0.0;
-    bool baselineSet = false;
-    double advantageStd = 1.0; // running RMS of advantages: the scale of the policy gradient
-    bool advantageStdSet = false;
     CurvePoint acc;
     int accCount = 0;
 
     // Validation of the starting point (the SL policy) so RL never ships worse than it.
-    {
+    if (!resumed) {
         CurvePoint p;
-        p.validationAvgJct =
-            evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
+        p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec, params,
+                                                       o.validationSeeds, o.threads);
         p.seconds = seconds();
         recordCurvePoint(
             result, p, o.output, [&] { save(0, p.validationAvgJct); }, progress, o.steps);
     }
 
-    for (long long step = 1; step <= o.steps; ++step) {
-        if (cancel && cancel->load()) {
+    for (long long step = firstStep; step <= o.steps; ++step) {
+        if (anyRank(comm, cancel && cancel->load())) {
             result.cancelled = true;
             break;
         }
@@ -315,7 +369,15 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             for (int k : replayed)
                 batch.push_back(&replay.at(k));
         }
-        if (!batch.empty()) {
+        // Distributed: every rank steps when any has samples (an empty one adds a zero
+        // gradient); the average runs over all ranks.
+        bool update = !batch.empty();
+        if (comm) {
+            double n = update ? 1.0 : 0.0;
+            comm->allReduceSum(&n, 1);
+            update = n > 0.0;
+        }
+        if (update) {
             // Equal weight per environment.
             std::vector<int> perEnv(envs.size(), 0);
             for (const Sample *x : batch)
@@ -326,7 +388,7 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             std::vector<float> weights;
             for (const Sample *x : batch)
                 weights.push_back(1.0f / float(present * perEnv[size_t(x->env)]));
-            if (!useValue) {
+            if (!useValue && !batch.empty()) {
                 double mean = 0.0;
                 for (const Sample *x : batch)
                     mean += x->ret;
@@ -346,7 +408,7 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             }
             loss.policyWeight = (useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
             const RlUpdateStats st = learner->rlUpdate(batch, weights, loss);
-            {
+            if (!batch.empty()) {
                 double m2 = 0.0;
                 for (float a : st.advantages)
                     m2 += double(a) * a;
@@ -385,6 +447,8 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             }
         }
         acc.reward += rewardSum / double(envs.size());
+        if (comm && o.hashEvery > 0 && step % o.hashEvery == 0)
+            checkSameWeights(comm, *params, step);
 
         const bool validate = step % o.validateEvery == 0 || step == o.steps;
         if (validate || step % 20 == 0) {
@@ -421,8 +485,8 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
                 p.psPerJob = ps / running;
             }
             if (validate)
-                p.validationAvgJct =
-                    evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
+                p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec, params,
+                                                               o.validationSeeds, o.threads);
             recordCurvePoint(
                 result, p, o.output, [&] { save(step, p.validationAvgJct); }, progress, o.steps);
         }

@@ -43,11 +43,14 @@
 #include "sltrainer.h"
 
 #include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace dl2 {
+
+class Communicator;
 
 struct RlOptions
 {
@@ -89,6 +92,15 @@ struct RlOptions
     int esTraces = 4;
     double esSigma = 0.1;
     std::string esScope = "head";
+    // Distributed (distributed.h; null: one process). Actor-critic: every rank runs its own
+    // `envs` environments on its own training traces, gradients are all-reduced (averaged) each
+    // update and the weights compared by hash every `hashEvery` updates. ES: the (member, trace)
+    // runs are split across the ranks and their results summed, so any world size gives the
+    // single process's result. Validation seeds are split too; only rank 0 writes files.
+    std::shared_ptr<Communicator> comm;
+    int hashEvery = 50;
+    // Continue from this checkpoint's weights, optimizer and ResumeState (same options).
+    std::string resume;
 };
 
 class RlTrainer

@@ -1,6 +1,7 @@
 #include "sltrainer.h"
 
 #include "checkpoint.h"
+#include "distributed.h"
 #include "dl2policy.h"
 #include "error.h"
 #include "fileio.h"
@@ -156,7 +157,11 @@ private:
 
 } // namespace
 
-SlTrainer::SlTrainer(SlOptions options) : m_options(std::move(options)) {}
+SlTrainer::SlTrainer(SlOptions options) : m_options(std::move(options))
+{
+    if (m_options.comm && m_options.comm->rank() != 0)
+        m_options.output.clear(); // rank 0 alone writes the checkpoint and the curves
+}
 
 TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool> *cancel)
 {
@@ -167,13 +172,27 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     registerWindowTeachers();
     if (!isScheduler(o.teacher))
         throw Error("unknown teacher '" + o.teacher + "'");
+    // Distributed (data-parallel): rank r simulates the teacher on trace seeds base + r,
+    // base + r + W, ... with its own random numbers; rank 0 draws what one process does.
+    Communicator *comm = o.comm.get();
+    const int rank = comm ? comm->rank() : 0;
+    const int world = comm ? comm->worldSize() : 1;
     std::optional<Checkpoint> initCheckpoint;
-    if (!o.init.empty())
+    std::optional<ResumeState> resumed;
+    if (!o.resume.empty()) {
+        initCheckpoint = readCheckpoint(o.resume);
+        if (!initCheckpoint->info.resume.present || initCheckpoint->info.trainer != "sl")
+            throw Error(o.resume + ": no SL resume state (written by `dl2 train sl`?)");
+        if (!initCheckpoint->hasOptimizer)
+            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
+        resumed = initCheckpoint->info.resume;
+    } else if (!o.init.empty()) {
         initCheckpoint = readCheckpoint(o.init);
+    }
     const PolicySpec spec = initCheckpoint ? initCheckpoint->spec
                             : o.spec     ? *o.spec
                                          : defaultSpec(o.kind, scenario.window, profiles.size());
-    auto learnerPtr = initCheckpoint ? std::make_unique<Learner>(*initCheckpoint, o.learningRate, false)
+    auto learnerPtr = initCheckpoint ? std::make_unique<Learner>(*initCheckpoint, o.learningRate, resumed.has_value())
                                      : std::make_unique<Learner>(spec, o.learningRate, o.seed);
     Learner &learner = *learnerPtr;
     if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")
@@ -181,6 +200,12 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     const std::string recorderLabels = o.labels == "multi" ? "set" : o.labels;
     learner.setSlMultiLabel(o.labels == "multi" || o.labels == "wfirst");
     Rng rng(o.seed * 7919 + 17);
+    if (comm)
+        learner.setGradientReducer([comm, world](std::vector<float> &g) {
+            comm->allReduceSum(g.data(), g.size());
+            for (float &x : g)
+                x /= float(world);
+        });
 
     TrainResult result;
     result.checkpoint = o.output;
@@ -209,14 +234,26 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
         }
         result.chanceAgreement = chance / double(validation.size());
     }
-    result.teacherValidationAvgJct =
-        evaluateScheduler(scenario, profiles, o.teacher, o.validationSeeds, o.threads);
+    result.teacherValidationAvgJct = evaluateSchedulerDistributed(
+        comm, scenario, profiles, o.teacher, o.validationSeeds, o.threads);
+    // The validation samples above are the same on every rank; from here each draws its own.
+    long long firstStep = 1;
+    if (resumed) {
+        rng.setState(resumed->rng.at(0));
+        firstStep = resumed->step + 1;
+        result.bestValidationAvgJct = resumed->bestValidationAvgJct;
+        result.bestStep = resumed->bestStep;
+    }
+    if (rank > 0)
+        rng.setState(rng.state() ^ (0x9E3779B97F4A7C15ULL * std::uint64_t(rank)));
 
     std::deque<Sample> buffer;
-    std::uint64_t nextSeed = o.trainSeedBase;
+    std::uint64_t nextSeed = resumed ? resumed->nextSeed : o.trainSeedBase;
     auto newSim = [&] {
+        const std::uint64_t seed = nextSeed + std::uint64_t(rank);
+        nextSeed += std::uint64_t(world);
         return std::make_unique<Simulator>(scenario.cluster, profiles,
-                                           scenario.trace(profiles, nextSeed++), scenario.simulation);
+                                           scenario.trace(profiles, seed), scenario.simulation);
     };
     auto sim = newSim();
     SchedulerConfig teacherConfig;
@@ -230,7 +267,9 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
                              o.teacherOrder, recorderLabels);
     if (o.daggerTasks && recorderLabels != "set")
         throw Error("DAgger task labels need set (or multi) labels");
-    MixedActor actor(recorder, o.seed * 104729 + 3, sink);
+    MixedActor actor(recorder, o.seed * 104729 + 3 + std::uint64_t(rank) * 7919 +
+                                   (resumed ? std::uint64_t(resumed->step) * 15485863 : 0),
+                     sink);
     actor.setTaskLabels(o.dagger && o.daggerTasks);
     const long long daggerStart = o.daggerStart >= 0 ? o.daggerStart : initCheckpoint ? 0 : o.steps / 5;
 
@@ -247,6 +286,14 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             return;
         info.step = step;
         info.validationAvgJct = jct;
+        ResumeState &r = info.resume;
+        r.present = true;
+        r.step = step;
+        r.rng = {rng.state()};
+        r.nextSeed = nextSeed;
+        r.bestValidationAvgJct = result.bestValidationAvgJct;
+        r.bestStep = result.bestStep;
+        r.worldSize = world;
         writeFileAtomically(o.output, encodeCheckpoint(spec, info, learner.archive(o.saveOptimizer),
                                                        o.saveOptimizer));
     };
@@ -254,8 +301,8 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     double lossSum = 0.0;
     int lossCount = 0;
     bool saved = false;
-    for (long long step = 1; step <= o.steps; ++step) {
-        if (cancel && cancel->load()) {
+    for (long long step = firstStep; step <= o.steps; ++step) {
+        if (anyRank(comm, cancel && cancel->load())) {
             result.cancelled = true;
             break;
         }
@@ -301,8 +348,8 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             const auto params = learner.parameters();
             p.agreement = agreement(spec, params, validation);
             result.agreement = p.agreement;
-            p.validationAvgJct =
-                evaluatePolicy(scenario, profiles, spec, params, o.validationSeeds, o.threads);
+            p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec, params,
+                                                           o.validationSeeds, o.threads);
             p.seconds = seconds();
             if (result.secondsToTeacher5 < 0 && p.validationAvgJct <= 1.05 * result.teacherValidationAvgJct)
                 result.secondsToTeacher5 = p.seconds;

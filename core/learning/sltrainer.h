@@ -18,11 +18,14 @@
 
 #include <atomic>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace dl2 {
+
+class Communicator;
 
 struct SlOptions
 {
@@ -57,6 +60,12 @@ struct SlOptions
     // tasks the teacher's allocation (for the slot's start state) still needs at that point,
     // stop once none is left (task-level DAgger: the student's own within-slot states).
     bool daggerTasks = false;
+    // Distributed, data-parallel (distributed.h; null: one process): every rank simulates the
+    // teacher on its own training traces and gradients are all-reduced (averaged) each update;
+    // validation seeds are split across the ranks; only rank 0 writes files.
+    std::shared_ptr<Communicator> comm;
+    // Continue from this checkpoint's weights, optimizer and ResumeState (same options).
+    std::string resume;
 };
 
 class SlTrainer
