@@ -3,7 +3,8 @@
 // `dl2-train` processes: 3 actor-critic ranks keep equal weights and give bit-identical
 // checkpoints run after run, ES at world size 2 and 3 writes the single process's checkpoint,
 // a killed rank stops the others with one error naming it and leaves the checkpoint intact,
-// Ctrl-C on one rank stops all, --resume continues where the checkpoint was written.
+// Ctrl-C on one rank stops all, --resume continues where the checkpoint was written; SL on
+// 2 ranks is deterministic too.
 #include "checkpoint.h"
 #include "distributed.h"
 #include "registerpolicies.h"
@@ -235,6 +236,25 @@ private Q_SLOTS:
         QCOMPARE(c.info.resume.worldSize, 3);
         // Only rank 0 wrote: one checkpoint, one set of curves, no stray files.
         QCOMPARE(QDir(m_dir.path()).entryList({QStringLiteral("ac-a*")}, QDir::Files).size(), 3);
+    }
+
+    // SL, data-parallel on 2 ranks: the same seed and world size write the same bytes.
+    void slDataParallelIsDeterministic()
+    {
+        const QStringList args{QStringLiteral("sl"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                               QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--hidden"),
+                               QStringLiteral("16,16"), QStringLiteral("--batch"), QStringLiteral("64"),
+                               QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--validate-every"),
+                               QStringLiteral("5"), QStringLiteral("--val-seeds"), QStringLiteral("100-101"),
+                               QStringLiteral("--nproc"), QStringLiteral("2")};
+        const Run a = train(args + QStringList{QStringLiteral("-o"), path(QStringLiteral("sl-a.dl2ckpt"))});
+        QVERIFY2(a.code == 0, qPrintable(a.err));
+        const Run b = train(args + QStringList{QStringLiteral("-o"), path(QStringLiteral("sl-b.dl2ckpt"))});
+        QVERIFY2(b.code == 0, qPrintable(b.err));
+        const QByteArray ca = fileBytes(path(QStringLiteral("sl-a.dl2ckpt")));
+        QVERIFY(!ca.isEmpty());
+        QVERIFY(ca == fileBytes(path(QStringLiteral("sl-b.dl2ckpt"))));
+        QCOMPARE(readCheckpoint(path(QStringLiteral("sl-a.dl2ckpt")).toStdString()).info.resume.worldSize, 2);
     }
 
     // ES splits the (member, trace) runs across ranks: world sizes 2 and 3 write exactly the
