@@ -359,7 +359,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("es-pairs"), opt("es: antithetic direction pairs per iteration (default 8)."), opt("N")});
     p.addOption({opt("es-traces"), opt("es: training traces per iteration (default 4)."), opt("N")});
     p.addOption({opt("es-sigma"), opt("es: perturbation scale (default 0.1)."), opt("X")});
-    p.addOption({opt("es-scope"), opt("es: head (output layer, default) or bias (its biases only)."), opt("NAME")});
+    p.addOption({opt("es-scope"), opt("es: head (output layer, default), bias (its biases only) or all (every weight of the policy network; wants many --es-pairs, i.e. several ranks)."), opt("NAME")});
     p.addOption({opt("hash-every"), opt("Distributed actor-critic: compare a hash of every rank's weights every K updates (default 50); a mismatch stops the run."), opt("K")});
     int code = 0;
     if (!parseOrExit(p, args, code))

@@ -49,8 +49,15 @@ std::vector<Coordinate> coordinates(const PolicySpec &spec, const ParameterSet &
 {
     std::vector<Coordinate> out;
     const bool weights = scope == "head";
-    if (scope != "head" && scope != "bias")
-        throw Error("es: unknown scope '" + scope + "' (known: head, bias)");
+    if (scope != "head" && scope != "bias" && scope != "all")
+        throw Error("es: unknown scope '" + scope + "' (known: head, bias, all)");
+    if (scope == "all") { // every entry of the policy network: what several ranks make practical
+        for (const auto &[name, t] : p)
+            if (name.rfind("policy.", 0) == 0)
+                for (size_t i = 0; i < t.data.size(); ++i)
+                    out.push_back(Coordinate{{{name, i}}});
+        return out;
+    }
     if (spec.kind == PolicyKind::Dl2) {
         const ParameterTensor &w = p.at("policy.out.weight");
         const int actions = int(w.shape[0]), hidden = int(w.shape[1]);
