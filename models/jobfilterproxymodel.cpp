@@ -58,7 +58,15 @@ bool JobFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sou
     const QString id = m->data(idx, Qt::DisplayRole).toString();
     const QString model =
         m->data(m->index(sourceRow, JobTableModel::ModelColumn, sourceParent)).toString();
-    return id == m_text || model.contains(m_text, Qt::CaseInsensitive);
+    if (id == m_text || model.contains(m_text, Qt::CaseInsensitive))
+        return true;
+    // Imported traces: the source's job id and user too.
+    for (int column : {JobTableModel::SourceIdColumn, JobTableModel::UserColumn}) {
+        const QString text = m->data(m->index(sourceRow, column, sourceParent)).toString();
+        if (!text.isEmpty() && text.contains(m_text, Qt::CaseInsensitive))
+            return true;
+    }
+    return false;
 }
 
 } // namespace dl2console

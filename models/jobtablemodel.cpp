@@ -12,6 +12,9 @@ namespace dl2console {
 JobTableModel::JobTableModel(QObject *parent)
     : QAbstractTableModel(parent), m_profiles(dl2::ProfileSet::reference())
 {
+    m_hasData.fill(true);
+    for (int c : {SourceIdColumn, UserColumn, VcColumn, GpusColumn})
+        m_hasData[c] = false;
 }
 
 void JobTableModel::setProfiles(const dl2::ProfileSet &profiles, double slotSeconds)
@@ -22,11 +25,65 @@ void JobTableModel::setProfiles(const dl2::ProfileSet &profiles, double slotSeco
     endResetModel();
 }
 
+void JobTableModel::setSources(
+    std::shared_ptr<const std::vector<std::pair<int, dl2::JobSource>>> sources)
+{
+    beginResetModel();
+    m_sources = std::move(sources);
+    m_sourceOfJob.clear();
+    m_hasData.fill(true);
+    for (int c : {SourceIdColumn, UserColumn, VcColumn, GpusColumn})
+        m_hasData[c] = false;
+    if (m_sources) {
+        for (const auto &[id, source] : *m_sources) {
+            m_sourceOfJob[id] = &source;
+            m_hasData[SourceIdColumn] = m_hasData[SourceIdColumn] || !source.id.empty();
+            m_hasData[UserColumn] = m_hasData[UserColumn] || !source.user.empty();
+            m_hasData[VcColumn] = m_hasData[VcColumn] || !source.vc.empty();
+            m_hasData[GpusColumn] = m_hasData[GpusColumn] || source.gpus.has_value();
+        }
+    }
+    endResetModel();
+}
+
+const dl2::JobSource *JobTableModel::sourceOf(int jobId) const
+{
+    const auto it = m_sourceOfJob.find(jobId);
+    return it == m_sourceOfJob.end() ? nullptr : it->second;
+}
+
+bool JobTableModel::hasColumnData(int column) const
+{
+    return column >= 0 && column < ColumnCount && m_hasData[column];
+}
+
+QVariant JobTableModel::sourceValue(const dl2::JobState &job, int column) const
+{
+    const dl2::JobSource *source = sourceOf(job.id);
+    if (!source)
+        return {};
+    switch (column) {
+    case SourceIdColumn:
+        return source->id.empty() ? QVariant() : QVariant(QString::fromStdString(source->id));
+    case UserColumn:
+        return source->user.empty() ? QVariant() : QVariant(QString::fromStdString(source->user));
+    case VcColumn:
+        return source->vc.empty() ? QVariant() : QVariant(QString::fromStdString(source->vc));
+    case GpusColumn:
+        return source->gpus ? QVariant(*source->gpus) : QVariant();
+    }
+    return {};
+}
+
 void JobTableModel::clear()
 {
-    if (m_jobs.empty())
+    if (m_jobs.empty() && !m_sources)
         return;
     beginResetModel();
+    m_sources.reset();
+    m_sourceOfJob.clear();
+    for (int c : {SourceIdColumn, UserColumn, VcColumn, GpusColumn})
+        m_hasData[c] = false;
     m_jobs.clear();
     m_rowOfJob.clear();
     endResetModel();
@@ -108,6 +165,16 @@ QVariant JobTableModel::sortValue(const dl2::JobState &job, int column) const
         return job.id;
     case ModelColumn:
         return job.type;
+    case SourceIdColumn:
+    case UserColumn:
+    case VcColumn: {
+        const QVariant v = sourceValue(job, column);
+        return v.isValid() ? v : QVariant(QString());
+    }
+    case GpusColumn: {
+        const QVariant v = sourceValue(job, column);
+        return v.isValid() ? v : QVariant(-1.0);
+    }
     case ArrivalColumn:
         return job.arrivalSlot;
     case WorkersColumn:
@@ -145,6 +212,14 @@ QVariant JobTableModel::displayValue(const dl2::JobState &job, int column) const
         return job.type >= 0 && job.type < m_profiles.size()
                    ? QString::fromStdString(m_profiles[job.type].name)
                    : QString::number(job.type + 1);
+    case SourceIdColumn:
+    case UserColumn:
+    case VcColumn:
+        return sourceValue(job, column);
+    case GpusColumn: {
+        const QVariant v = sourceValue(job, column);
+        return v.isValid() ? QVariant(QString::number(v.toDouble(), 'g', 4)) : QVariant();
+    }
     case ArrivalColumn:
         return job.arrivalSlot;
     case WorkersColumn:
@@ -198,7 +273,9 @@ QVariant JobTableModel::data(const QModelIndex &index, int role) const
         }
         return {};
     case Qt::TextAlignmentRole:
-        return index.column() == ModelColumn || index.column() == StateColumn
+        return index.column() == ModelColumn || index.column() == StateColumn ||
+                       index.column() == SourceIdColumn || index.column() == UserColumn ||
+                       index.column() == VcColumn
                    ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                    : QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ToolTipRole:
@@ -217,7 +294,9 @@ QVariant JobTableModel::headerData(int section, Qt::Orientation orientation, int
         return {};
     if (role == Qt::DisplayRole) {
         static const char *const names[] = {
-            QT_TR_NOOP("Job"),      QT_TR_NOOP("Model"),      QT_TR_NOOP("Arrival"),
+            QT_TR_NOOP("Job"),      QT_TR_NOOP("Model"),      QT_TR_NOOP("Source id"),
+            QT_TR_NOOP("User"),     QT_TR_NOOP("VC"),         QT_TR_NOOP("GPUs"),
+            QT_TR_NOOP("Arrival"),
             QT_TR_NOOP("Workers"),  QT_TR_NOOP("PSs"),        QT_TR_NOOP("Ep./slot"),
             QT_TR_NOOP("Progress"), QT_TR_NOOP("Left (ep.)"), QT_TR_NOOP("ETA"),
             QT_TR_NOOP("JCT"),      QT_TR_NOOP("State")};
@@ -233,6 +312,14 @@ QVariant JobTableModel::headerData(int section, Qt::Orientation orientation, int
             return tr("Epochs left to train");
         case JctColumn:
             return tr("Job completion time: finish - arrival, in slots");
+        case SourceIdColumn:
+            return tr("The job's id in the source trace");
+        case UserColumn:
+            return tr("The user who submitted the job (source trace)");
+        case VcColumn:
+            return tr("Virtual cluster of the job (source trace)");
+        case GpusColumn:
+            return tr("GPUs the job requested in the source trace");
         default:
             return {};
         }

@@ -1,12 +1,18 @@
 #pragma once
 // The jobs of the current slot, one row per job of the trace (trace order, stable across
-// slots so selections survive playback). Fed whole snapshots by the GUI.
+// slots so selections survive playback). Fed whole snapshots by the GUI. An imported trace's
+// jobs also show what the source said (source job id, user, VC, requested GPUs); the view
+// hides those columns when no job has them (hasColumnData()).
 
 #include "jobstate.h"
 #include "modelprofile.h"
+#include "trace.h"
 
 #include <QAbstractTableModel>
+#include <array>
+#include <memory>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace dl2console {
@@ -19,6 +25,10 @@ public:
     {
         IdColumn,
         ModelColumn,
+        SourceIdColumn, // the job's id in the source trace (imported traces)
+        UserColumn,
+        VcColumn,
+        GpusColumn, // requested GPUs
         ArrivalColumn,
         WorkersColumn,
         PsColumn,
@@ -42,6 +52,11 @@ public:
 
     void setProfiles(const dl2::ProfileSet &profiles, double slotSeconds);
     void setSnapshot(const dl2::SlotSnapshot &snapshot);
+    // What the trace's source said about its jobs, by job id (null or empty: nothing).
+    void setSources(std::shared_ptr<const std::vector<std::pair<int, dl2::JobSource>>> sources);
+    const dl2::JobSource *sourceOf(int jobId) const;
+    // False for a source column no job has a value in (the view hides it).
+    bool hasColumnData(int column) const;
     void clear();
 
     int rowOfJob(int jobId) const;
@@ -61,12 +76,16 @@ private:
     QVariant displayValue(const dl2::JobState &job, int column) const;
     bool held(const dl2::JobState &job) const;
     QVariant sortValue(const dl2::JobState &job, int column) const;
+    QVariant sourceValue(const dl2::JobState &job, int column) const;
 
     dl2::ProfileSet m_profiles;
     double m_slotSeconds = 1200.0;
     std::vector<dl2::JobState> m_jobs;
     int m_slot = -1;
     std::unordered_map<int, int> m_rowOfJob;
+    std::shared_ptr<const std::vector<std::pair<int, dl2::JobSource>>> m_sources;
+    std::unordered_map<int, const dl2::JobSource *> m_sourceOfJob;
+    std::array<bool, ColumnCount> m_hasData{};
 };
 
 } // namespace dl2console

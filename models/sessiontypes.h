@@ -5,13 +5,16 @@
 
 #include "decisionadapter.h"
 #include "jobstate.h"
+#include "trace.h"
 
 #include <QMetaType>
 #include <QString>
 #include <QVector>
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace dl2console {
@@ -103,6 +106,10 @@ struct RunInfo
     // in-process simulator) and its description ("simulated cluster (dl2-small, seed 1)").
     QString backend;
     QString cluster;
+    // What the trace's source said about its jobs (imported traces), by job id; null when no
+    // job has any (generated traces, live operations).
+    std::shared_ptr<const std::vector<std::pair<int, dl2::JobSource>>> sources;
+    QString clusterSource; // "trace (…)" when the trace's own cluster is used, else empty
 };
 
 } // namespace dl2console

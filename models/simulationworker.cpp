@@ -52,6 +52,27 @@ QString speedModelLabel(const SessionSetup &setup)
     return label;
 }
 
+void applyTraceSetup(const dl2::Trace &trace, int nodes, dl2::ClusterSpec &cluster,
+                     dl2::SimulationOptions &simulation)
+{
+    // As `dl2 simulate --trace` does: the trace's cluster and slot length, caps raised to its
+    // largest observed allocation; a cluster size the user set keeps its node count.
+    if (trace.cluster) {
+        cluster = dl2::clusterSpecOf(*trace.cluster);
+        if (nodes > 0)
+            cluster.nodes = nodes;
+    }
+    if (trace.slotSeconds)
+        simulation.slotSeconds = *trace.slotSeconds;
+    simulation.maxWorkers = std::max(simulation.maxWorkers, trace.maxObservedWorkers());
+    simulation.maxPs = std::max(simulation.maxPs, trace.maxObservedPs());
+    // An imported trace runs to completion (or until it stalls), as `dl2 simulate` does: its
+    // arrivals span far more slots than the scenario's training limit.
+    const bool imported = !trace.source.empty() || trace.cluster || trace.slotSeconds;
+    if (imported)
+        simulation.maxSlots = 0;
+}
+
 SimulationWorker::SimulationWorker(QObject *parent) : QObject(parent) {}
 
 SimulationWorker::~SimulationWorker() = default;
@@ -74,6 +95,7 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
                              " nodes: expected 1 to 1,000,000");
         if (setup.nodes > 0)
             cluster.nodes = setup.nodes;
+        dl2::SimulationOptions simulation = scenario.simulation;
         dl2::Trace trace;
         if (!setup.traceFile.isEmpty()) {
             const std::string path = setup.traceFile.toStdString();
@@ -81,6 +103,7 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
             trace.validate(profiles, path);
             if (trace.name.empty())
                 trace.name = path;
+            applyTraceSetup(trace, setup.nodes, cluster, simulation);
         } else {
             trace = scenario.trace(profiles, setup.seed);
         }
@@ -100,7 +123,7 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         // The frontier records too: its V(s) per slot goes into the timeline (reward plot).
         prepareForDecisions(*m_frontierScheduler);
         m_frontier = std::make_unique<dl2::Simulator>(cluster, std::move(profiles),
-                                                      std::move(trace), scenario.simulation);
+                                                      std::move(trace), simulation);
         m_keyframes.emplace(0, *m_frontier);
 
         RunInfo info;
@@ -111,6 +134,16 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         info.slotSeconds = m_frontier->options().slotSeconds;
         info.maxSlots = m_frontier->options().maxSlots;
         info.speedModel = speedModelLabel(setup);
+        {
+            auto sources = std::make_shared<std::vector<std::pair<int, dl2::JobSource>>>();
+            for (const dl2::JobSpec &job : m_frontier->trace().jobs)
+                if (!job.source.empty())
+                    sources->emplace_back(job.id, job.source);
+            if (!sources->empty())
+                info.sources = std::move(sources);
+            if (const auto &c = m_frontier->trace().cluster)
+                info.clusterSource = QStringLiteral("trace (%1)").arg(QString::fromStdString(c->basis));
+        }
         const bool learned = setup.policy == QLatin1String("dl2") || setup.policy == QLatin1String("dl2-plus");
         info.checkpoint = learned ? setup.checkpoint : QString();
         qCDebug(lcSim) << "loaded" << info.traceName << "policy" << info.policy;

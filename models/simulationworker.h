@@ -17,9 +17,18 @@
 namespace dl2 {
 class Scheduler;
 class Simulator;
+struct ClusterSpec;
+struct SimulationOptions;
+struct Trace;
 } // namespace dl2
 
 namespace dl2console {
+
+// A trace file's own setup, as `dl2 simulate --trace` applies it: the cluster the trace records
+// (the node count `nodes` when the user set one, > 0), its slot length, the worker/PS caps
+// raised to its largest observed allocation, and (imported traces) no slot limit.
+void applyTraceSetup(const dl2::Trace &trace, int nodes, dl2::ClusterSpec &cluster,
+                     dl2::SimulationOptions &simulation);
 
 class SimulationWorker : public QObject
 {

@@ -27,7 +27,7 @@ JobTablePanel::JobTablePanel(JobTableModel *model, QWidget *parent)
     m_state->addItem(tr("Done"), int(F::Finished));
     m_state->addItem(tr("All (incl. pending)"), int(F::All));
     m_state->setToolTip(tr("Which jobs to list"));
-    m_search->setPlaceholderText(tr("Job id or model…"));
+    m_search->setPlaceholderText(tr("Job id, model, source id or user…"));
     m_search->setClearButtonEnabled(true);
 
     auto *filters = new QHBoxLayout;
@@ -51,6 +51,13 @@ JobTablePanel::JobTablePanel(JobTableModel *model, QWidget *parent)
     m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     // Sized once per load, not on every slot (ResizeToContents re-measures all rows each update).
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+    // The source columns (imported traces) only when some job has them.
+    const auto showColumns = [this] {
+        for (int c = 0; c < JobTableModel::ColumnCount; ++c)
+            m_view->setColumnHidden(c, !m_model->hasColumnData(c));
+    };
+    showColumns();
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, showColumns);
     connect(m_proxy, &QAbstractItemModel::modelReset, m_view, &QTableView::resizeColumnsToContents);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setItemDelegateForColumn(JobTableModel::ProgressColumn, new ProgressDelegate(this));

@@ -149,10 +149,28 @@ void SessionToolBar::setScenarioNodes(const QHash<QString, int> &nodes)
     m_scenarioNodes = nodes;
 }
 
+void SessionToolBar::setTraceNodes(const QString &traceFile, int nodes)
+{
+    const bool shownDefault = m_nodes->value() == defaultNodes();
+    m_traceNodes[traceFile] = nodes;
+    if (shownDefault && m_scenario->currentData().toString() == kFilePrefix + traceFile) {
+        m_updating = true;
+        m_nodes->setValue(nodes);
+        m_shown = setup();
+        m_updating = false;
+    }
+}
+
 int SessionToolBar::defaultNodes() const
 {
-    // A trace file runs on the cluster of the scenario it was opened from.
+    // A trace file runs on its own cluster when it records one, else on the cluster of the
+    // scenario it was opened from.
     const QString data = m_scenario->currentData().toString();
+    if (data.startsWith(kFilePrefix)) {
+        const auto it = m_traceNodes.constFind(data.mid(kFilePrefix.size()));
+        if (it != m_traceNodes.constEnd())
+            return *it;
+    }
     return m_scenarioNodes.value(data.startsWith(kFilePrefix) ? m_menuParts.scenario : data, 500);
 }
 

@@ -29,6 +29,8 @@ public:
     void setPolicies(const QStringList &names, const QStringList &descriptions);
     // Nodes of each scenario (the cluster-size box shows it until the user changes it).
     void setScenarioNodes(const QHash<QString, int> &nodes);
+    // A trace file that records its cluster runs on it: `nodes` is its default cluster size.
+    void setTraceNodes(const QString &traceFile, int nodes);
     void addTraceFile(const QString &path);
     // A policy file (or shipped policy name) of a learned `kind`: an entry of the policy box.
     void addPolicyFile(const QString &kind, const QString &checkpoint);
@@ -74,6 +76,7 @@ private:
     QSpinBox *m_seed;
     QSpinBox *m_nodes;
     QHash<QString, int> m_scenarioNodes;
+    QHash<QString, int> m_traceNodes; // by trace file
     SessionSetup m_menuParts; // speedModel, speedTable: chosen in menus, carried along
     QComboBox *m_policy;
     QComboBox *m_speed;

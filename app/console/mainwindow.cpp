@@ -7,6 +7,7 @@
 #include "consolesession.h"
 #include "decisioninspector.h"
 #include "decisionqueuepanel.h"
+#include "importtracedialog.h"
 #include "instructortools.h"
 #include "liveoperations.h"
 #include "policyfiles.h"
@@ -206,6 +207,10 @@ void MainWindow::buildMenus()
 {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(m_toolBar->openTraceAction());
+    QAction *importTrace =
+        file->addAction(tr("&Import public trace…"), this, [this] { openImportDialog(); });
+    importTrace->setObjectName(QStringLiteral("importTrace"));
+    importTrace->setToolTip(tr("Import a Philly, Alibaba PAI or Helios trace as published"));
     QAction *loadPolicy = file->addAction(tr("Load &policy…"), this, &MainWindow::openPolicyFile);
     loadPolicy->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_O);
     loadPolicy->setObjectName(QStringLiteral("loadPolicy"));
@@ -328,6 +333,9 @@ void MainWindow::connectSession()
     connect(m_session, &ConsoleSession::loaded, this, [this] {
         const auto &info = m_session->runInfo();
         m_jobModel->setProfiles(m_session->profiles(), info.slotSeconds);
+        m_jobModel->setSources(info.sources);
+        if (!info.clusterSource.isEmpty() && m_session->setup().nodes == 0)
+            m_toolBar->setTraceNodes(m_session->setup().traceFile, info.nodes);
         m_occupancy->setProfiles(m_session->profiles());
         m_jobSpeed->setProfiles(m_session->profiles(), info.slotSeconds);
         QStringList types;
@@ -335,7 +343,10 @@ void MainWindow::connectSession()
             types << QString::fromStdString(m_session->profiles()[t].name);
         m_decisions->setTypeNames(types);
         setWindowTitle(tr("%1 · %2").arg(info.traceName, info.policy));
-        m_status->setRun(info.speedModel, m_session->setup().nodes > 0 ? info.nodes : 0, info.checkpoint);
+        // The cluster size is shown when it is not the scenario's: set by the user or the trace's.
+        m_status->setRun(info.speedModel,
+                         m_session->setup().nodes > 0 || !info.clusterSource.isEmpty() ? info.nodes : 0,
+                         info.checkpoint);
         m_lastGood = m_session->setup();
         m_haveLastGood = true;
         updateLiveView();
@@ -550,6 +561,21 @@ void MainWindow::openTraceFile()
     SessionSetup setup = m_session->setup();
     setup.traceFile = path;
     load(setup);
+}
+
+ImportTraceDialog *MainWindow::openImportDialog()
+{
+    auto *dialog = new ImportTraceDialog(m_session->profiles(), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &ImportTraceDialog::imported, this, [this](const QString &path) {
+        m_settings->setLastDirectory(QFileInfo(path).absolutePath());
+        SessionSetup setup = m_session->setup();
+        setup.traceFile = path;
+        setup.nodes = 0; // the trace's own cluster (the toolbar's size changes it)
+        load(setup);
+    });
+    dialog->open();
+    return dialog;
 }
 
 void MainWindow::onSelection(const QList<int> &jobIds)

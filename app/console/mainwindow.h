@@ -21,6 +21,7 @@ class ClusterOccupancyView;
 class ComparisonPage;
 class ConsoleSession;
 class DecisionInspector;
+class ImportTraceDialog;
 class DecisionQueuePanel;
 class InstructorTools;
 class JobSpeedPlot;
@@ -82,6 +83,9 @@ public:
     // Shows an error like the console's own (message box when interactive, errorShown()).
     void reportError(const QString &message) { onError(message); }
     static QString defaultPolicy();
+    // File > Import public trace…: opens the import dialog (non-modal; the trace it imports
+    // is opened in the session, on the trace's own cluster). Returns it for tests/screenshots.
+    ImportTraceDialog *openImportDialog();
 
 Q_SIGNALS:
     void errorShown(const QString &message);
