@@ -8,6 +8,7 @@
 #include <QEventLoop>
 #include <QThread>
 #include <QTimer>
+#include <algorithm>
 
 namespace dl2console {
 
@@ -58,6 +59,8 @@ void ConsoleSession::clearRun(int wantedSlot)
     m_decisions = {};
     m_timeline.clear();
     m_liveSlots.clear();
+    m_liveLabels.clear();
+    m_livePosition = -1;
     m_liveHead.reset();
     m_viewingHistory = false;
     setPlaying(false);
@@ -136,37 +139,51 @@ void ConsoleSession::stopLive()
     Q_EMIT liveChanged();
 }
 
-void ConsoleSession::keepLiveSlot(const LiveSlotPacket &packet)
+int ConsoleSession::keepLiveSlot(const LiveSlotPacket &packet)
 {
-    const int slot = packet.summary.slot;
-    if (slot < 0)
-        return; // the state before the first slot: nothing ran
-    // The timeline is indexed by slot. A backend whose slots count wall-clock time (Kubernetes:
-    // slot = unix time / slot length) starts far from 0 without a history to fill the gap:
-    // such a slot is shown, not kept.
-    constexpr int kMaxGap = 10'000;
-    if (slot > static_cast<int>(m_liveSlots.size()) + kMaxGap)
-        return;
-    if (slot >= static_cast<int>(m_liveSlots.size()))
-        m_liveSlots.resize(static_cast<size_t>(slot) + 1);
-    m_liveSlots[static_cast<size_t>(slot)] = packet;
-    // The timeline is indexed by slot: a slot never seen (an agent without history) stays a
-    // placeholder without marks.
-    while (static_cast<int>(m_timeline.size()) < slot) {
-        SlotSummary gap;
-        gap.slot = static_cast<int>(m_timeline.size());
-        m_timeline.push_back(gap);
+    const int label = packet.summary.slot;
+    if (label < 0)
+        return -1; // the state before the first slot: nothing ran
+    // Kept in the backend's slot order, counted by position: a backend numbering its slots by
+    // wall-clock time (Kubernetes) or one whose history starts late leaves no gap to fill.
+    const auto it = std::lower_bound(m_liveLabels.begin(), m_liveLabels.end(), label);
+    const auto position = static_cast<size_t>(it - m_liveLabels.begin());
+    SlotSummary summary = packet.summary;
+    summary.slot = static_cast<int>(position); // the timeline's index
+    if (it != m_liveLabels.end() && *it == label) {
+        m_liveSlots[position] = packet;
+        m_timeline[position] = std::move(summary);
+        return static_cast<int>(position);
     }
-    if (slot == static_cast<int>(m_timeline.size()))
-        m_timeline.push_back(packet.summary);
-    else
-        m_timeline[static_cast<size_t>(slot)] = packet.summary;
+    m_liveLabels.insert(it, label);
+    m_liveSlots.insert(m_liveSlots.begin() + static_cast<std::ptrdiff_t>(position), packet);
+    m_timeline.insert(m_timeline.begin() + static_cast<std::ptrdiff_t>(position), std::move(summary));
+    for (size_t i = position + 1; i < m_timeline.size(); ++i) // an older slot came late
+        m_timeline[i].slot = static_cast<int>(i);
+    if (m_livePosition >= static_cast<int>(position))
+        ++m_livePosition; // the slot on display moved up one
+    return static_cast<int>(position);
 }
 
-void ConsoleSession::showLivePacket(const LiveSlotPacket &packet)
+int ConsoleSession::positionOfLabel(int label) const
+{
+    const auto it = std::lower_bound(m_liveLabels.begin(), m_liveLabels.end(), label);
+    return it != m_liveLabels.end() && *it == label ? static_cast<int>(it - m_liveLabels.begin())
+                                                    : -1;
+}
+
+int ConsoleSession::liveSlotLabel(int position) const
+{
+    return position >= 0 && position < static_cast<int>(m_liveLabels.size())
+               ? m_liveLabels[static_cast<size_t>(position)]
+               : -1;
+}
+
+void ConsoleSession::showLivePacket(const LiveSlotPacket &packet, int position)
 {
     m_snapshot = packet.packet.snapshot;
     m_decisions = packet.packet.decisions;
+    m_livePosition = position;
     Q_EMIT snapshotChanged();
 }
 
@@ -184,7 +201,7 @@ void ConsoleSession::onLiveSlot(const LiveSlotPacket &packet)
     if (!m_liveHead || packet.summary.slot >= m_liveHead->summary.slot)
         m_liveHead = std::make_unique<LiveSlotPacket>(packet);
     if (!m_viewingHistory) // else the operator keeps looking at the slot they chose
-        showLivePacket(*m_liveHead);
+        showLivePacket(*m_liveHead, liveSlot());
     Q_EMIT timelineChanged();
     if (m_playing && m_speed <= 0)
         onPlayTick();
@@ -199,20 +216,19 @@ void ConsoleSession::onLiveHistory(const std::vector<LiveSlotPacket> &packets)
         (!m_liveHead || packets.back().summary.slot > m_liveHead->summary.slot)) {
         m_liveHead = std::make_unique<LiveSlotPacket>(packets.back());
         if (!m_viewingHistory)
-            showLivePacket(*m_liveHead);
+            showLivePacket(*m_liveHead, liveSlot());
     }
     Q_EMIT timelineChanged();
 }
 
 int ConsoleSession::liveSlot() const
 {
-    return m_liveHead ? m_liveHead->summary.slot : -1;
+    return m_liveHead ? positionOfLabel(m_liveHead->summary.slot) : -1;
 }
 
 const LiveSlotPacket *ConsoleSession::liveRecord(int slot) const
 {
-    if (slot < 0 || slot >= static_cast<int>(m_liveSlots.size()) ||
-        m_liveSlots[static_cast<size_t>(slot)].summary.slot != slot)
+    if (slot < 0 || slot >= static_cast<int>(m_liveSlots.size()))
         return nullptr;
     return &m_liveSlots[static_cast<size_t>(slot)];
 }
@@ -225,6 +241,7 @@ GateBatch ConsoleSession::historyBatch(int slot) const
     const LiveSlotPacket *p = liveRecord(slot);
     if (!p)
         return b;
+    b.slot = liveSlotLabel(slot); // the backend's number, as the live batch shows it
     b.entries = p->entries;
     for (const dl2::GateEntry &e : b.entries) {
         int type = -1;
@@ -251,7 +268,7 @@ void ConsoleSession::backToLive()
         return;
     setViewingHistory(false);
     if (m_liveHead)
-        showLivePacket(*m_liveHead);
+        showLivePacket(*m_liveHead, liveSlot());
 }
 
 void ConsoleSession::onLoaded(quint64 generation, const RunInfo &info)
@@ -334,7 +351,7 @@ void ConsoleSession::seek(int slot)
             backToLive();
         } else if (const LiveSlotPacket *p = liveRecord(std::max(0, slot))) {
             setViewingHistory(true);
-            showLivePacket(*p);
+            showLivePacket(*p, std::max(0, slot));
         }
         return;
     }

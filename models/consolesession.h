@@ -15,7 +15,11 @@
 //
 // Live history: every live slot is kept (snapshot, the policy's decision record, the batch
 // with its verdicts, the cluster's acknowledgments), including the slots the cluster ran
-// before the console attached (read from its history). Seeking back shows a kept slot
+// before the console attached (read from its history). Kept slots are counted 0, 1, 2… in
+// the backend's slot order whatever its numbering (the Kubernetes backend numbers slots by
+// wall-clock time, ~1.4 million): in live mode currentSlot(), liveSlot(), seek(), the timeline
+// and liveRecord() use these positions, and the snapshot keeps the backend's slot number
+// (liveSlotLabel()) for display. Seeking back shows a kept slot
 // read-only while live operation goes on (slots keep completing, the timeline keeps growing,
 // the gate's batch stays open for review); backToLive() or seeking to the newest slot returns
 // to the live state, and stepping forward from there runs the next slot.
@@ -50,10 +54,12 @@ public:
     LiveOperations *live() const { return m_live; }
     // Live mode: showing a kept slot instead of the live state.
     bool isViewingHistory() const { return m_live && m_viewingHistory; }
-    // Live mode: slot of the newest state (-1 before the first slot).
+    // Live mode: position of the newest state (-1 before the first slot).
     int liveSlot() const;
-    // Live mode: the kept record of a slot (nullptr when not kept).
+    // Live mode: the kept record at a position (nullptr when none).
     const LiveSlotPacket *liveRecord(int slot) const;
+    // Live mode: the backend's slot number of the kept slot at a position (-1 when none).
+    int liveSlotLabel(int position) const;
     // Live mode: the batch that decided `slot`, read-only, with acknowledgments (history = true).
     GateBatch historyBatch(int slot) const;
     void backToLive();
@@ -72,8 +78,8 @@ public:
     void setSpeed(double slotsPerSecond);
     double speed() const { return m_speed; }
 
-    // Slot of the snapshot on display (-1 before the first one arrives).
-    int currentSlot() const { return m_snapshot.slot; }
+    // Slot of the snapshot on display (-1 before the first one arrives); live: its position.
+    int currentSlot() const { return m_live ? m_livePosition : m_snapshot.slot; }
     // Slot the session is heading for (== currentSlot() when idle).
     int targetSlot() const
     {
@@ -116,8 +122,9 @@ private:
     void stopLive();
     void onLiveSlot(const dl2console::LiveSlotPacket &packet);
     void onLiveHistory(const std::vector<dl2console::LiveSlotPacket> &packets);
-    void keepLiveSlot(const LiveSlotPacket &packet);
-    void showLivePacket(const LiveSlotPacket &packet);
+    int keepLiveSlot(const LiveSlotPacket &packet); // its position; -1: not kept
+    void showLivePacket(const LiveSlotPacket &packet, int position);
+    int positionOfLabel(int label) const;
     void setViewingHistory(bool on);
 
     QThread *m_thread = nullptr;
@@ -137,8 +144,11 @@ private:
     dl2::SlotSnapshot m_snapshot;
     DecisionLog m_decisions;
     std::vector<SlotSummary> m_timeline;
-    // Live mode: index == slot (slots never seen stay empty, summary.slot == -1).
+    // Live mode: the kept slots in the backend's slot order (index == position, as the
+    // timeline's), and the backend's slot number of each (ascending).
     std::vector<LiveSlotPacket> m_liveSlots;
+    std::vector<int> m_liveLabels;
+    int m_livePosition = -1; // position of the live packet on display
     std::unique_ptr<LiveSlotPacket> m_liveHead; // the newest state
     bool m_viewingHistory = false;
 };

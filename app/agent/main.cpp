@@ -3,7 +3,8 @@
 // A listen address that is not loopback needs TLS or --insecure (the token would travel in
 // clear text).
 // dl2-agent --backend kubernetes [--kubeconfig F] [--namespace NS] [--dry-run]
-//           [--slot-seconds S] [--poll-seconds S] --listen ADDR --token-file F [--tls-...]
+//           [--slot-seconds S] [--poll-seconds S] [--history-slots N] --listen ADDR
+//           --token-file F [--tls-...]
 // Serves the dl2.agent.v1.ClusterAgent gRPC service until SIGINT/SIGTERM. Prints one line
 // "dl2-agent: listening on HOST:PORT ..." once it accepts calls (port 0 picks a free port).
 
@@ -92,6 +93,11 @@ int run(const QCommandLineParser &parser)
         k.dryRun = parser.isSet(QStringLiteral("dry-run"));
         k.slotSeconds = positive(parser, QStringLiteral("slot-seconds"));
         k.pollMs = static_cast<int>(positive(parser, QStringLiteral("poll-seconds")) * 1000.0);
+        bool historyOk = false;
+        k.historySlots = parser.value(QStringLiteral("history-slots")).toInt(&historyOk);
+        if (!historyOk || k.historySlots < 0 || k.historySlots > 1'000'000)
+            throw dl2::Error("--history-slots: expected an integer in 0..1000000, got '" +
+                             parser.value(QStringLiteral("history-slots")).toStdString() + "'");
         dl2::KubernetesConnector kube(k);
         kube.refresh(); // fail early on wrong credentials or an unreachable API server
         dl2::AgentServer server(kube, options);
@@ -154,6 +160,10 @@ int main(int argc, char **argv)
         {QStringLiteral("poll-seconds"),
          QStringLiteral("kubernetes: how often the cluster is read for events."),
          QStringLiteral("S"), QStringLiteral("10")},
+        {QStringLiteral("history-slots"),
+         QStringLiteral("kubernetes: observed slots kept for consoles that attach later "
+                        "(GetHistory; memory ~ N x jobs x 150 bytes; 0: none)."),
+         QStringLiteral("N"), QStringLiteral("1000")},
         {QStringLiteral("scenario"), QStringLiteral("Scenario of the simulated backend."),
          QStringLiteral("S"), QStringLiteral("dl2-small")},
         {QStringLiteral("seed"), QStringLiteral("Trace seed of the simulated backend."),

@@ -15,6 +15,7 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -157,7 +158,34 @@ struct KubernetesConnector::Impl
     std::int64_t seq = 0;
     std::map<std::string, AppliedRecord> applied;
     std::vector<std::string> appliedOrder;
+    std::deque<SlotRecord> history; // observed slots, oldest first (at most historySlots)
     std::atomic<bool> stopping{false};
+
+    // The record of slot `slot` (created, and the oldest dropped, as needed); null when no
+    // history is kept. stateMutex held.
+    SlotRecord *historyRecord(int slot)
+    {
+        if (options.historySlots <= 0)
+            return nullptr;
+        if (!history.empty() && history.back().slot == slot)
+            return &history.back();
+        if (!history.empty() && history.back().slot > slot) { // the clock went back: find it
+            for (auto &r : history)
+                if (r.slot == slot)
+                    return &r;
+            return nullptr;
+        }
+        SlotRecord r;
+        r.slot = slot;
+        if (!history.empty()) { // as last read until this slot's read
+            r.jobs = history.back().jobs;
+            r.utilisation = history.back().utilisation;
+        }
+        history.push_back(std::move(r));
+        while (static_cast<int>(history.size()) > options.historySlots)
+            history.pop_front();
+        return &history.back();
+    }
 
     int slotNow() const
     {
@@ -490,6 +518,7 @@ void KubernetesConnector::Impl::absorb(KubernetesClusterState next)
 {
     std::lock_guard lock(stateMutex);
     const int now = slotNow();
+    const size_t firstNewEvent = events.size();
     std::map<int, Memo> memo;
     for (const auto &job : next.jobs) {
         if (job.failed)
@@ -518,6 +547,29 @@ void KubernetesConnector::Impl::absorb(KubernetesClusterState next)
     seen = std::move(memo); // jobs that disappeared are forgotten (no event kind for them)
     state = std::move(next);
     haveState = true;
+    if (SlotRecord *r = historyRecord(now)) {
+        // The slot as last read in it; arrivals and completions as seen (the events above).
+        r->jobs.clear();
+        for (const auto &job : state.jobs)
+            if (!job.failed)
+                r->jobs.push_back(job.state);
+        Demand capacity{0, 0}, usage{0, 0};
+        for (const auto &n : state.nodes)
+            if (n.schedulable)
+                for (int k = 0; k < kResourceTypes; ++k) {
+                    capacity[k] += n.capacity[k];
+                    usage[k] += n.usage[k];
+                }
+        for (int k = 0; k < kResourceTypes; ++k)
+            r->utilisation[k] = capacity[k] > 0 ? double(usage[k]) / capacity[k] : 0.0;
+        for (size_t i = firstNewEvent; i < events.size(); ++i) {
+            const ClusterEvent &e = events[i];
+            if (e.kind == ClusterEvent::Kind::Arrival)
+                r->arrivals.push_back(e.job);
+            else if (e.kind == ClusterEvent::Kind::Completion)
+                r->completions.push_back(e.job);
+        }
+    }
     changed.notify_all();
 }
 
@@ -739,6 +791,8 @@ std::vector<Acknowledgment> KubernetesConnector::apply(const std::vector<ResizeD
             }
             if (a.status == Acknowledgment::Status::Applied) {
                 ++it->second.applyCount;
+                if (SlotRecord *r = d->historyRecord(d->slotNow()))
+                    r->applied.push_back(dec);
                 ClusterEvent e;
                 e.seq = ++d->seq;
                 e.slot = d->slotNow();
@@ -788,6 +842,19 @@ std::vector<AppliedRecord> KubernetesConnector::appliedRecord()
     std::vector<AppliedRecord> out;
     for (const auto &id : d->appliedOrder)
         out.push_back(d->applied.at(id));
+    return out;
+}
+
+std::vector<SlotRecord> KubernetesConnector::history(int fromSlot, int toSlot, int maxSlots)
+{
+    std::lock_guard lock(d->stateMutex);
+    std::vector<SlotRecord> out;
+    for (const SlotRecord &r : d->history) {
+        if (static_cast<int>(out.size()) >= maxSlots)
+            break;
+        if (r.slot >= fromSlot && r.slot <= toSlot)
+            out.push_back(r);
+    }
     return out;
 }
 

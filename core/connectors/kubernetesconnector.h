@@ -9,6 +9,12 @@
 //    background poll (pollMs) keeps the event stream moving; no ?watch=1.
 //  - apply(): through KubernetesApplier (PyTorchJob scale subresource, TFJob replica patch,
 //    Volcano task replicas); idempotent by decision id, see the .cpp for the record kept.
+//  - history(): the slots this connector observed (one SlotRecord per slot in which it read the
+//    cluster: the jobs and utilisation as last read in that slot, the arrivals and completions
+//    it saw, the decisions it applied), so a console attaching mid-run gets them (GetHistory).
+//    Bounded: the newest historySlots observed slots (default 1,000: ~14 days of 20-minute
+//    slots; memory ~ historySlots x managed jobs x ~150 bytes). Reward is not observed on a
+//    real cluster: 0. Lost with the process (an agent restart starts a new history).
 // Slots follow the wall clock: slot = floor(unix seconds / slotSeconds), so slot numbers stay
 // the same across agent restarts; advanceSlot(s) waits until slot s is over.
 // A job is managed when it names its model profile (annotation or label dl2.io/model); its id
@@ -44,6 +50,7 @@ struct KubernetesConnectorOptions
     int conflictRetries = 3;
     int maxWorkers = 16;
     int maxPs = 16;
+    int historySlots = 1000; // observed slots kept for history(); 0: none
     std::function<void(const std::string &)> printer; // --dry-run output; default stdout
 };
 
@@ -103,6 +110,7 @@ public:
     std::vector<Acknowledgment> apply(const std::vector<ResizeDecision> &decisions) override;
     bool advanceSlot(int expectedSlot) override;
     std::vector<AppliedRecord> appliedRecord() override;
+    std::vector<SlotRecord> history(int fromSlot, int toSlot, int maxSlots = 1 << 30) override;
 
     std::string backendName() const override { return "kubernetes"; }
     std::string scenarioName() const override { return describe(); }
