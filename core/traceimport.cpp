@@ -297,7 +297,8 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
     trace.timeOrigin = report.timeOrigin;
     trace.cluster = collector.cluster;
     trace.source = collector.source;
-    long long capped = 0;
+    long long capped = 0, redrawn = 0;
+    size_t keptJobs = 0;
     for (size_t i = 0; i < jobs.size(); ++i) {
         JobSpec &spec = jobs[i];
         JobSource &source = spec.source;
@@ -310,35 +311,66 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
         // Each job draws from its own stream (seed, source id): its model does not change when
         // other jobs are filtered, cut by the time origin or by max jobs.
         Rng rng(options.seed * 0x9E3779B97F4A7C15ULL ^ fnv1a(source.id));
-        int type = 0;
+        std::vector<int> members;
         if (options.modelRule == ModelRule::Sample) {
-            type = static_cast<int>(rng.below(static_cast<std::uint64_t>(profiles.size())));
+            for (int t = 0; t < profiles.size(); ++t)
+                members.push_back(t);
         } else {
-            const auto &members = classes[sizeClass(gpusOf(spec))];
+            members = classes[sizeClass(gpusOf(spec))];
             if (members.empty())
                 throw Error("model rule by-size: the profiles have none of the models for jobs "
                             "with " +
                             std::to_string(gpusOf(spec)) + " GPUs; use the sample rule");
-            type = members[rng.below(members.size())];
         }
-        const ModelProfile &profile = profiles[type];
         const ObservedAllocation a = observedAllocation(gpusOf(spec), options.maxPs,
                                                         options.maxWorkers, options.psRule,
                                                         source.ps);
+        // A model that cannot run at the observed allocation (speed 0 there, e.g. a measured
+        // table without that point) cannot turn the duration into epochs: the draw goes on
+        // among the others (counted), and a job no model of its class can run is filtered.
+        int type = -1;
+        double speed = 0.0;
+        bool first = true;
+        while (!members.empty()) {
+            const size_t k = rng.below(members.size());
+            const ModelProfile &candidate = profiles[members[k]];
+            const double s = candidate.speed ? candidate.speed->speed(a.ps, a.workers) : 0.0;
+            if (s > 0 && std::isfinite(s)) {
+                type = members[k];
+                speed = s;
+                break;
+            }
+            members.erase(members.begin() + static_cast<std::ptrdiff_t>(k));
+            first = false;
+        }
+        if (type < 0) {
+            ++report.filtered["no-speed"];
+            continue;
+        }
+        redrawn += !first;
+        const ModelProfile &profile = profiles[type];
         capped += a.workers < std::ceil(gpusOf(spec) - 1e-9);
-        const double speed = profile.speed ? profile.speed->speed(a.ps, a.workers) : 0.0;
-        if (!(speed > 0) || !std::isfinite(speed))
-            throw Error("profile '" + profile.name + "' has no positive speed at " +
-                        std::to_string(a.ps) + " PS / " + std::to_string(a.workers) +
-                        " workers: cannot turn durations into epochs");
-        spec.id = static_cast<int>(i) + 1;
+        spec.id = static_cast<int>(keptJobs) + 1;
         spec.arrivalSlot = static_cast<int>(slot);
         spec.model = profile.name;
         spec.epochs = *source.durationSeconds * speed / profile.stepsPerEpoch;
         source.workers = a.workers;
         source.ps = a.ps;
         ++report.keptStatus[source.status];
+        if (keptJobs != i)
+            jobs[keptJobs] = std::move(spec);
+        ++keptJobs;
     }
+    jobs.resize(keptJobs);
+    if (redrawn > 0) {
+        report.counts["model-redrawn"] = redrawn;
+        report.notes.push_back(std::to_string(redrawn) + " jobs drew a model with no speed at their "
+                               "observed allocation and were given another of their class");
+    }
+    if (report.filtered.count("no-speed"))
+        report.notes.push_back(std::to_string(report.filtered.at("no-speed")) +
+                               " jobs filtered: no model of their class has a speed at their "
+                               "observed allocation");
     trace.jobs = std::move(jobs);
     if (capped > 0) {
         report.counts["capped-workers"] = capped;

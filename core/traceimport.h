@@ -19,6 +19,8 @@
 //   -> resnext-110 | seq2seq | wlm; more than 2 -> inception-bn | resnet-50 | vgg-16; the member
 //   of the class drawn uniformly) or sample (uniform over all profiles). Draws use an Rng seeded
 //   with (seed, source job id), so a job's model does not depend on which other jobs are kept;
+//   a model with no speed at the job's observed allocation is drawn again among the others
+//   (counted, model-redrawn), and a job no model can run is filtered (no-speed);
 // - epochs = observed duration x f(ps, workers) / steps per epoch, so the job alone at its
 //   observed allocation runs exactly its observed duration.
 // CPU-only jobs are filtered unless keepCpuJobs. Every filtered job is counted per reason.
@@ -93,7 +95,8 @@ struct ImportReport
     // killed, cancelled, timeout, node-fail, suspended, unfinished (Running/Waiting/RUNNING/
     // PENDING), unknown-state, no-attempts, no-tasks, no-duration, no-submit-time,
     // malformed-task (a skipped PAI task row), cpu-only, before-from, after-to, before-origin,
-    // over-max-jobs.
+    // over-max-jobs, no-speed (no model of the job's class has a speed at its observed
+    // allocation).
     int records = 0;
     int kept = 0;
     std::map<std::string, int> filtered;

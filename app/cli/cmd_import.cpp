@@ -48,6 +48,8 @@ const char *kDescription =
     "             > 2 -> inception-bn|resnet-50|vgg-16 (member drawn with --seed and the job\n"
     "             id, so it does not depend on the other jobs kept)\n"
     "    sample   uniform over all profiles (--seed and the job id)\n"
+    "    a model with no speed at the job's observed allocation (e.g. a measured table without\n"
+    "    that point) is drawn again among the others (counted); none: filtered (no-speed).\n"
     "  epochs = observed duration x speed(PS, workers) / steps per epoch, so the job alone at\n"
     "    its observed allocation runs for its observed duration. The speeds are those the\n"
     "    trace will be simulated with, chosen as in `dl2 simulate`: the built-in measured\n"

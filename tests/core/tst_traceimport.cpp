@@ -631,6 +631,46 @@ private Q_SLOTS:
         QCOMPARE(r.report.records, 11);
     }
 
+    // A model drawn for a job that has no speed at the job's observed allocation (the measured
+    // table: inception-bn at 1 PS / 5 workers) is drawn again among the others of its class,
+    // counted; the import goes on (it used to stop the whole import at the first such job).
+    void modelWithoutSpeedIsRedrawn()
+    {
+        const ProfileSet profiles = ProfileSet::reference();
+        const auto inception = profiles.indexOf("inception-bn");
+        QVERIFY(inception);
+        QVERIFY2(!(profiles[*inception].speed->speed(1, 5) > 0),
+                 "the measured table now has inception-bn at 1 PS / 5 workers: pick another point");
+        QTemporaryDir dir;
+        QByteArray jobs, tasks;
+        constexpr int kJobs = 30;
+        for (int j = 0; j < kJobs; ++j) {
+            const QByteArray name = "job" + QByteArray::number(j);
+            const QByteArray start = QByteArray::number(1000 + 100 * j) + ".0";
+            const QByteArray end = QByteArray::number(5000 + 100 * j) + ".0";
+            jobs += name + ",inst" + QByteArray::number(j) + ",user1,Terminated," + start + "," + end + "\n";
+            tasks += name + ",ps,1,Terminated," + start + "," + end + ",400.0,10.0,,\n";
+            tasks += name + ",worker,5,Terminated," + start + "," + end + ",600.0,20.0,100.0,V100\n";
+        }
+        write(dir, QStringLiteral("pai_job_table.csv"), jobs);
+        const std::string path = write(dir, QStringLiteral("pai_task_table.csv"), tasks);
+        ImportOptions options;
+        options.profiles = &profiles;
+        const ImportResult r = importTrace(path, ImportFormat::Alibaba, options);
+        QCOMPARE(r.report.kept, kJobs);
+        QCOMPARE(int(r.trace.jobs.size()), kJobs);
+        QVERIFY(r.report.counts.count("model-redrawn"));
+        const long long redrawn = r.report.counts.at("model-redrawn");
+        QVERIFY(redrawn > 0 && redrawn < kJobs); // some drew inception-bn first, not all
+        for (const JobSpec &job : r.trace.jobs) {
+            QVERIFY(job.model == "resnet-50" || job.model == "vgg-16");
+            QCOMPARE(job.source.workers, 5);
+            QCOMPARE(job.source.ps, 1);
+            QVERIFY(job.epochs > 0);
+        }
+        QVERIFY(!r.report.filtered.count("no-speed"));
+    }
+
     void alibabaJobTableOption()
     {
         QTemporaryDir dir;
