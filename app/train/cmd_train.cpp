@@ -12,8 +12,12 @@
 #include "learner.h"
 #include "rltrainer.h"
 #include "sltrainer.h"
+#ifdef DL2_HAVE_ONLINE
+#include "fromaudit.h"
+#endif
 
 #include <QCoreApplication>
+#include <QFileInfo>
 #include <QProcess>
 #include <QStringList>
 
@@ -265,6 +269,44 @@ int train(const char *label, Options o, const DistributedOptions &d)
     return 0;
 }
 
+int trainFromAuditCommand(const QCommandLineParser &p)
+{
+#ifdef DL2_HAVE_ONLINE
+    AuditSlOptions o;
+    o.audit = p.value(opt("from-audit")).toStdString();
+    if (!QFileInfo::exists(p.value(opt("from-audit"))))
+        throw Error("--from-audit: no such audit log '" + o.audit + "'");
+    o.init = p.value(opt("init")).toStdString();
+    if (o.init.empty() && p.isSet(opt("policy")))
+        o.kind = policyKindFromString(p.value(opt("policy")).toStdString());
+    o.profiles = profilesFromOptions(p);
+    if (p.isSet(opt("steps")))
+        o.steps = parsePositiveInt(p, opt("steps"), 1, 100000000);
+    if (p.isSet(opt("lr")))
+        o.learningRate = parseDouble(p, opt("lr"), 1e-9, 1.0);
+    if (p.isSet(opt("labels")))
+        o.labels = p.value(opt("labels")).toStdString();
+    if (p.isSet(opt("override-weight")))
+        o.overrideWeight = parsePositiveInt(p, opt("override-weight"), 1, 1000);
+    o.batchSize = parsePositiveInt(p, opt("batch"), 1, 65536);
+    o.seed = std::uint64_t(parsePositiveInt(p, opt("seed"), 0, 2000000000));
+    o.saveOptimizer = !p.isSet(opt("weights-only"));
+    if (!p.isSet(opt("o")))
+        throw Error("-o CKPT is required");
+    o.output = p.value(opt("o")).toStdString();
+    setTorchThreads(1);
+    std::signal(SIGINT, onSigint);
+    ProgressBar bar("train sl --from-audit", o.steps, "steps");
+    const AuditSlReport r = trainFromAudit(o, progressTo(bar), &g_stop);
+    bar.finish();
+    std::printf("%s", r.toText().c_str());
+    return 0;
+#else
+    (void)p;
+    throw Error("--from-audit: this dl2-train was built without the connectors (audit log)");
+#endif
+}
+
 int runSl(const QStringList &args)
 {
     QCommandLineParser p;
@@ -280,9 +322,13 @@ int runSl(const QStringList &args)
     p.addOption({opt("dagger-beta-min"), opt("Floor of beta (default 0)."), opt("X")});
     p.addOption({opt("dagger-tasks"), opt("Experimental (made dl2 worse, see core/learning/README.md): with --dagger and --labels set|multi, also label every decision of the student's slots.")});
     p.addOption({opt("dagger-refresh"), opt("Refresh the acting student's weights every N updates (default 10)."), opt("N")});
+    p.addOption({opt("from-audit"), opt("Learn from the operators instead of a teacher: every decision of this audit log (schema 3) the gate approved, overrode or rejected becomes a label (the state the policy saw, the allocation finally applied). Starts from --init (default: the shipped policy the log was operated with, or of --policy); --steps (default 300), --lr (default 1e-4); --labels set (default), multi or student."), opt("AUDIT.db")});
+    p.addOption({opt("override-weight"), opt("With --from-audit: a slot with an operator's override counts N times (default 4)."), opt("N")});
     int code = 0;
     if (!parseOrExit(p, args, code))
         return code;
+    if (p.isSet(opt("from-audit")))
+        return guarded("train sl --from-audit", [&] { return trainFromAuditCommand(p); });
     return guarded("train sl", [&] {
         SlOptions o;
         o.scenario = p.value(opt("scenario")).toStdString();

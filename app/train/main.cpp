@@ -32,7 +32,16 @@ int main(int argc, char **argv)
         std::printf("dl2-train %s\n", DL2_VERSION);
         return 0;
     }
-    // "dl2-train convert ..." runs the convert command; anything else is "dl2 train ...".
+    // "dl2-train convert ..." runs the convert command, "dl2-train operate ..." the operating
+    // loop with online learning (dl2 operate --learn); anything else is "dl2 train ...".
+    if (args[1] == QStringLiteral("operate")) {
+        for (const auto &c : dl2::cli::commands())
+            if (QLatin1String(c.name) == QStringLiteral("operate")) {
+                QStringList sub = args.mid(1);
+                sub[0] = QStringLiteral("dl2 operate");
+                return c.run(sub);
+            }
+    }
     const QString name = args[1] == QStringLiteral("convert") ? args[1] : QStringLiteral("train");
     for (const auto &c : dl2::cli::commands()) {
         if (name == QLatin1String(c.name)) {

@@ -1,7 +1,9 @@
 #include "auditlog.h"
 
 #include "auditfaultvfs.h"
+#include "dl2_agent_v1.pb.h"
 #include "error.h"
+#include "protoconvert.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -45,14 +47,17 @@ std::optional<double> optionalDouble(const QVariant &v)
     return v.toDouble();
 }
 
-// A row of SELECT decision, state, ack, probability, value.
+// A row of SELECT decision, state, ack, probability, value, policy_version.
 AuditLog::Record recordOf(const QSqlQuery &q)
 {
     AuditLog::Record r{parseDecision(q.value(0).toString()), q.value(1).toString().toStdString(),
                        q.value(2).toString().toStdString(), optionalDouble(q.value(3)),
-                       optionalDouble(q.value(4))};
+                       optionalDouble(q.value(4)), q.value(5).toString().toStdString()};
     return r;
 }
+
+const QString kRecordColumns =
+    QStringLiteral("decision, state, ack, probability, value, policy_version");
 
 std::string g_diskFullFlag; // AuditLog::injectDiskFullWhile
 
@@ -129,7 +134,10 @@ AuditLog::AuditLog(const std::string &path) : m_path(path)
                     "): open it with a newer dl2");
     exec(QStringLiteral("CREATE TABLE IF NOT EXISTS decisions (id TEXT PRIMARY KEY, slot INTEGER, "
                         "job INTEGER, state TEXT NOT NULL, ack TEXT, decision TEXT NOT NULL, "
-                        "updated TEXT, probability REAL, value REAL)"));
+                        "updated TEXT, probability REAL, value REAL, policy_version TEXT)"));
+    exec(QStringLiteral("CREATE TABLE IF NOT EXISTS slots (id TEXT PRIMARY KEY, run_id TEXT, "
+                        "slot INTEGER, time TEXT, state BLOB, policy TEXT, policy_version TEXT, "
+                        "reward REAL)"));
     exec(QStringLiteral("CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY AUTOINCREMENT, "
                         "time TEXT NOT NULL, decision_id TEXT, job INTEGER, kind TEXT NOT NULL, "
                         "actor TEXT, before TEXT, after TEXT, detail TEXT)"));
@@ -171,6 +179,7 @@ void AuditLog::migrate(int from)
         columns.finish();
         if (!haveProbability)
             exec(QStringLiteral("ALTER TABLE decisions ADD COLUMN probability REAL"));
+        // (a schema-1 table gets policy_version below, with the schema-2 ones)
         if (!haveValue)
             exec(QStringLiteral("ALTER TABLE decisions ADD COLUMN value REAL"));
         std::vector<std::pair<QString, ResizeDecision>> rows;
@@ -192,6 +201,17 @@ void AuditLog::migrate(int from)
             if (!update.exec())
                 writeFailed(update.lastError().text().toStdString());
         }
+    }
+    if (from < 3) {
+        // The slots table was created by the constructor; decisions lack the policy version.
+        QSqlQuery columns(db);
+        columns.exec(QStringLiteral("PRAGMA table_info(decisions)"));
+        bool haveVersion = false;
+        while (columns.next())
+            haveVersion |= columns.value(1).toString() == QLatin1String("policy_version");
+        columns.finish();
+        if (!haveVersion)
+            exec(QStringLiteral("ALTER TABLE decisions ADD COLUMN policy_version TEXT"));
     }
     QSqlQuery version(db);
     version.prepare(QStringLiteral("INSERT OR REPLACE INTO meta(key, value) VALUES ('schema', ?), "
@@ -277,15 +297,16 @@ void AuditLog::insertEvent(const std::string &id, int job, const std::string &ki
         writeFailed(q.lastError().text().toStdString());
 }
 
-std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecision> &decisions)
+std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecision> &decisions,
+                                                   const std::string &policyVersion)
 {
     std::vector<std::string> fresh;
     begin();
     try {
         QSqlQuery q(QSqlDatabase::database(m_connection, false));
         q.prepare(QStringLiteral("INSERT OR IGNORE INTO decisions(id, slot, job, state, decision, "
-                                 "updated, probability, value) VALUES (?, ?, ?, 'proposed', ?, ?, "
-                                 "?, ?)"));
+                                 "updated, probability, value, policy_version) VALUES (?, ?, ?, "
+                                 "'proposed', ?, ?, ?, ?, ?)"));
         for (const auto &d : decisions) {
             q.addBindValue(QString::fromStdString(d.id));
             q.addBindValue(d.slot);
@@ -294,6 +315,8 @@ std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecis
             q.addBindValue(nowIso());
             q.addBindValue(d.probability ? QVariant(*d.probability) : QVariant());
             q.addBindValue(d.value ? QVariant(*d.value) : QVariant());
+            q.addBindValue(policyVersion.empty() ? QVariant()
+                                                 : QVariant(QString::fromStdString(policyVersion)));
             if (!q.exec())
                 throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
             if (q.numRowsAffected() == 1) {
@@ -313,8 +336,8 @@ std::vector<std::string> AuditLog::recordProposals(const std::vector<ResizeDecis
 std::optional<AuditLog::Record> AuditLog::find(const std::string &id) const
 {
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
-    q.prepare(QStringLiteral("SELECT decision, state, ack, probability, value FROM decisions "
-                             "WHERE id = ?"));
+    q.prepare(QStringLiteral("SELECT ") + kRecordColumns +
+              QStringLiteral(" FROM decisions WHERE id = ?"));
     q.addBindValue(QString::fromStdString(id));
     if (!q.exec() || !q.next())
         return std::nullopt;
@@ -430,10 +453,9 @@ std::vector<AuditLog::Record> AuditLog::decisions(std::optional<int> job) const
 {
     std::vector<Record> out;
     QSqlQuery q(QSqlDatabase::database(m_connection, false));
-    q.prepare(job ? QStringLiteral("SELECT decision, state, ack, probability, value FROM "
-                                   "decisions WHERE job = ? ORDER BY slot, job")
-                  : QStringLiteral("SELECT decision, state, ack, probability, value FROM "
-                                   "decisions ORDER BY slot, job"));
+    q.prepare(QStringLiteral("SELECT ") + kRecordColumns +
+              (job ? QStringLiteral(" FROM decisions WHERE job = ? ORDER BY slot, job")
+                   : QStringLiteral(" FROM decisions ORDER BY slot, job")));
     if (job)
         q.addBindValue(*job);
     if (!q.exec())
@@ -443,12 +465,101 @@ std::vector<AuditLog::Record> AuditLog::decisions(std::optional<int> job) const
     return out;
 }
 
+void AuditLog::recordSlotState(const std::string &runId, const ClusterView &view,
+                               const ProfileSet &profiles, const std::string &policy,
+                               const std::string &policyVersion)
+{
+    agent::v1::Snapshot snapshot;
+    agentproto::fill(snapshot, view, profiles);
+    for (int i = 0; i < snapshot.jobs_size() && i < int(view.jobs.size()); ++i)
+        if (view.jobs[size_t(i)].totalEpochs != view.jobs[size_t(i)].estimatedEpochs)
+            snapshot.mutable_jobs(i)->set_true_total_epochs(view.jobs[size_t(i)].totalEpochs);
+    const std::string bytes = snapshot.SerializeAsString();
+    begin();
+    try {
+        QSqlQuery q(QSqlDatabase::database(m_connection, false));
+        q.prepare(QStringLiteral("INSERT OR IGNORE INTO slots(id, run_id, slot, time, state, "
+                                 "policy, policy_version) VALUES (?, ?, ?, ?, ?, ?, ?)"));
+        q.addBindValue(QString::fromStdString(runId + "/" + std::to_string(view.nextSlot)));
+        q.addBindValue(QString::fromStdString(runId));
+        q.addBindValue(view.nextSlot);
+        q.addBindValue(nowIso());
+        q.addBindValue(QByteArray(bytes.data(), qsizetype(bytes.size())));
+        q.addBindValue(QString::fromStdString(policy));
+        q.addBindValue(QString::fromStdString(policyVersion));
+        if (!q.exec())
+            throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+        commit();
+    } catch (...) {
+        rollback();
+        rethrowAsWriteError();
+    }
+}
+
+void AuditLog::recordSlotReward(const std::string &runId, int slot, double reward)
+{
+    begin();
+    try {
+        QSqlQuery q(QSqlDatabase::database(m_connection, false));
+        q.prepare(QStringLiteral("UPDATE slots SET reward = ? WHERE id = ?"));
+        q.addBindValue(reward);
+        q.addBindValue(QString::fromStdString(runId + "/" + std::to_string(slot)));
+        if (!q.exec())
+            throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+        commit();
+    } catch (...) {
+        rollback();
+        rethrowAsWriteError();
+    }
+}
+
+std::vector<AuditLog::SlotState> AuditLog::slotStates(const ProfileSet &profiles) const
+{
+    QSqlQuery q(QSqlDatabase::database(m_connection, false));
+    if (!q.exec(QStringLiteral("SELECT run_id, slot, time, state, policy, policy_version, reward "
+                               "FROM slots ORDER BY time, slot")))
+        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
+    std::vector<SlotState> out;
+    while (q.next()) {
+        SlotState s;
+        s.runId = q.value(0).toString().toStdString();
+        s.slot = q.value(1).toInt();
+        s.time = q.value(2).toString().toStdString();
+        const QByteArray bytes = q.value(3).toByteArray();
+        agent::v1::Snapshot snapshot;
+        if (!snapshot.ParseFromArray(bytes.constData(), int(bytes.size())))
+            throw Error("audit log '" + m_path + "': the state of slot " + std::to_string(s.slot) +
+                        " of run " + s.runId + " is not a readable snapshot");
+        try {
+            s.view = agentproto::toView(snapshot, profiles);
+        } catch (const Error &e) {
+            throw Error("audit log '" + m_path + "': slot " + std::to_string(s.slot) + " of run " +
+                        s.runId + ": " + e.what());
+        }
+        s.policy = q.value(4).toString().toStdString();
+        s.policyVersion = q.value(5).toString().toStdString();
+        s.reward = optionalDouble(q.value(6));
+        out.push_back(std::move(s));
+    }
+    return out;
+}
+
+void AuditLog::recordLearningEvent(const std::string &actor, const std::string &detail,
+                                   const QJsonObject &after)
+{
+    try {
+        insertEvent({}, -1, "learning", actor, {}, json(after), detail);
+    } catch (...) {
+        rethrowAsWriteError();
+    }
+}
+
 std::vector<AuditLog::EventRow> AuditLog::events(std::optional<int> job,
                                                  const std::string &since) const
 {
     QString sql = QStringLiteral(
         "SELECT e.seq, e.time, e.decision_id, e.job, e.kind, e.actor, e.before, e.after, "
-        "e.detail, d.probability, d.value FROM events e LEFT JOIN decisions d ON "
+        "e.detail, d.probability, d.value, d.policy_version FROM events e LEFT JOIN decisions d ON "
         "d.id = e.decision_id WHERE 1=1");
     if (job)
         sql += QStringLiteral(" AND e.job = ?");
@@ -477,6 +588,7 @@ std::vector<AuditLog::EventRow> AuditLog::events(std::optional<int> job,
         r.detail = q.value(8).toString().toStdString();
         r.probability = optionalDouble(q.value(9));
         r.value = optionalDouble(q.value(10));
+        r.policyVersion = q.value(11).toString().toStdString();
         out.push_back(std::move(r));
     }
     return out;

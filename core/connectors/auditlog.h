@@ -9,16 +9,25 @@
 // state, ack, decision JSON, probability, value); events(seq, time, decision_id, job, kind,
 // actor, before, after, detail).
 //
-// Schema 2 (this version) adds decisions.probability and decisions.value: the learned policy's
+// Schema 2 added decisions.probability and decisions.value: the learned policy's
 // probability of its proposal and V(s), as proposed (an override replaces the decision JSON's
 // allocation and drops its probability; these columns keep what the policy said). A schema-1
 // log is migrated when opened, in one transaction: the columns are added and filled from each
 // decision's JSON (absent there: NULL). A log of a newer schema is refused.
+// Schema 3 (this version) adds what learning from the log needs (dl2 train sl --from-audit):
+// decisions.policy_version (the checkpoint version that proposed the decision) and a table
+// slots(id "<run id>/<slot>", run_id, slot, time, state, policy, policy_version, reward): the
+// cluster snapshot the policy planned on, as the agent's wire format carries it (a serialised
+// dl2.agent.v1.Snapshot: enough to rebuild the policy's state deterministically), and the
+// reward the cluster reported for that slot once it ran. Learning events (a new online version,
+// a rollback, learning paused) are events with kind "learning" and no decision. A schema-1 or
+// -2 log is migrated when opened (columns and table added; older decisions have no state).
 // Every failed write throws AuditWriteError and leaves the log as it was before the write.
 // Not thread-safe: use one AuditLog per thread.
 
 #include "clusterconnector.h"
 #include "error.h"
+#include "modelprofile.h"
 #include "resizedecision.h"
 
 #include <QJsonObject>
@@ -58,8 +67,8 @@ public:
     const std::string &path() const { return m_path; }
     const std::string &runId() const { return m_runId; }
     static std::string osUser();
-    static constexpr int kSchema = 2;
-    // The schema the file had when opened (1: migrated to kSchema by this open).
+    static constexpr int kSchema = 3;
+    // The schema the file had when opened (< kSchema: migrated to kSchema by this open).
     int openedSchema() const { return m_openedSchema; }
 
     struct Record
@@ -70,6 +79,18 @@ public:
         // The policy's probability and V(s) of the proposal (learned policies), as proposed.
         std::optional<double> probability;
         std::optional<double> value;
+        std::string policyVersion; // the policy (checkpoint) version that proposed it
+    };
+    // One slot as the policy saw it (schema 3).
+    struct SlotState
+    {
+        std::string runId;
+        int slot = 0;
+        std::string time;
+        ClusterView view; // the snapshot the policy planned on
+        std::string policy;
+        std::string policyVersion;
+        std::optional<double> reward; // reported by the cluster once the slot ran
     };
     struct EventRow
     {
@@ -85,6 +106,7 @@ public:
         // Of the event's decision, as proposed (learned policies; absent otherwise).
         std::optional<double> probability;
         std::optional<double> value;
+        std::string policyVersion; // of the policy that proposed the event's decision
     };
 
     // Groups several records into one transaction (one fsync); nests with the log's own.
@@ -109,7 +131,22 @@ public:
     };
 
     // New proposals (ids already in the log are left alone). Returns the ids that were new.
-    std::vector<std::string> recordProposals(const std::vector<ResizeDecision> &decisions);
+    // `policyVersion`: the version of the policy that proposed them (empty: unknown).
+    std::vector<std::string> recordProposals(const std::vector<ResizeDecision> &decisions,
+                                             const std::string &policyVersion = {});
+    // The snapshot the policy planned slot view.nextSlot on (kept when already recorded);
+    // job models are named by `profiles`.
+    void recordSlotState(const std::string &runId, const ClusterView &view,
+                         const ProfileSet &profiles, const std::string &policy,
+                         const std::string &policyVersion);
+    // The reward the cluster reported for a slot it ran (ignored for a slot without state).
+    void recordSlotReward(const std::string &runId, int slot, double reward);
+    // Every recorded slot state (oldest first); throws dl2::Error when a state does not decode
+    // with `profiles` (a job model it does not know).
+    std::vector<SlotState> slotStates(const ProfileSet &profiles) const;
+    // A learning event (online version, rollback, pause): kind "learning", no decision.
+    void recordLearningEvent(const std::string &actor, const std::string &detail,
+                             const QJsonObject &after = {});
     std::optional<Record> find(const std::string &id) const;
     // An operator or rule action on an open batch: approve, reject, override, deadline,
     // auto-approve, undo, redo.

@@ -141,7 +141,12 @@ int DecisionGate::open(const ClusterView &view, const std::vector<Allocation> &p
     if (m_audit)
         batch.emplace(*m_audit);
     if (m_audit) {
-        m_audit->recordProposals(decisions);
+        // The state the policy planned on (to learn from this log later) and the reward the
+        // cluster reported for the slot before it.
+        m_audit->recordSlotState(runId, view, m_profiles, m_policy, m_policyVersion);
+        if (view.nextSlot > 0)
+            m_audit->recordSlotReward(runId, view.nextSlot - 1, view.reward);
+        m_audit->recordProposals(decisions, m_policyVersion);
         // Leave out what an earlier run already closed (same stable id).
         std::erase_if(decisions, [&](const ResizeDecision &d) {
             const auto r = m_audit->find(d.id);

@@ -83,6 +83,14 @@ public:
 
     void setAuditLog(AuditLog *log) { m_audit = log; }
     void setCommandSink(GateCommandSink *sink) { m_sink = sink; }
+    // What open() records with each batch (audit schema 3): the policy and its version (the
+    // checkpoint version of an online-learning run), next to the snapshot it planned on.
+    void setPolicyVersion(std::string policy, std::string version)
+    {
+        m_policy = std::move(policy);
+        m_policyVersion = std::move(version);
+    }
+    const std::string &policyVersion() const { return m_policyVersion; }
     const Options &options() const { return m_options; }
 
     // Opens the batch of `view.nextSlot`: proposals are the allocations the policy wants
@@ -133,6 +141,8 @@ private:
     Options m_options;
     ProfileSet m_profiles;
     AuditLog *m_audit = nullptr;
+    std::string m_policy;
+    std::string m_policyVersion;
     GateCommandSink *m_sink = nullptr;
     bool m_open = false;
     int m_slot = -1;

@@ -49,6 +49,8 @@ QJsonObject OperateSummary::toJson() const
     o.insert(QStringLiteral("seconds"), seconds);
     o.insert(QStringLiteral("latency_ms_p50"), percentile(latenciesMs, 0.5));
     o.insert(QStringLiteral("latency_ms_p99"), percentile(latenciesMs, 0.99));
+    o.insert(QStringLiteral("decision_ms_p50"), percentile(decisionMs, 0.5));
+    o.insert(QStringLiteral("decision_ms_p99"), percentile(decisionMs, 0.99));
     return o;
 }
 
@@ -149,6 +151,8 @@ int OperatingLoop::resendUnacknowledged()
 bool OperatingLoop::openSlot()
 {
     OperateSummary &s = m_summary;
+    if (m_observer)
+        m_observer->beforeSnapshot();
     m_view = m_connector.snapshot();
     if (m_first)
         s.startSlot = m_view.nextSlot;
@@ -159,7 +163,13 @@ bool OperatingLoop::openSlot()
         return false;
     }
     m_proposedAt = std::chrono::steady_clock::now();
+    if (m_observer)
+        m_observer->beforePlan(m_view);
     const std::vector<Allocation> proposals = m_planner.plan(m_view);
+    s.decisionMs.push_back(std::chrono::duration<double, std::milli>(
+                               std::chrono::steady_clock::now() - m_proposedAt)
+                               .count());
+    m_gate.setPolicyVersion(m_planner.policy(), m_planner.version());
     s.proposed += m_gate.open(m_view, proposals, m_runId, m_planner.lastConfidence());
     return true;
 }
@@ -167,6 +177,7 @@ bool OperatingLoop::openSlot()
 std::vector<Acknowledgment> OperatingLoop::closeSlot()
 {
     OperateSummary &s = m_summary;
+    const std::vector<GateEntry> entries = m_gate.entries();
     const std::vector<ResizeDecision> approved = m_gate.commit();
     s.approved += static_cast<int>(approved.size());
     s.rejected += static_cast<int>(m_gate.entries().size() - approved.size());
@@ -189,6 +200,8 @@ std::vector<Acknowledgment> OperatingLoop::closeSlot()
         acknowledge(acks, s);
     }
     m_connector.advanceSlot(m_view.nextSlot);
+    if (m_observer)
+        m_observer->afterSlot(m_view, entries);
     ++s.slotsRun;
     s.endSlot = m_view.nextSlot + 1;
     return acks;

@@ -48,7 +48,29 @@ struct OperateSummary
     bool done = false;
     double seconds = 0.0;
     std::vector<double> latenciesMs; // proposal -> acknowledgment, per applied decision
+    std::vector<double> decisionMs;  // per slot: snapshot taken -> the policy's proposals
     QJsonObject toJson() const;
+};
+
+// Sees every slot of the loop (online learning, operatingloop.h's users): called on the loop's
+// thread, so it must not block for long (a learner adopts finished work here, never waits).
+class SlotObserver
+{
+public:
+    virtual ~SlotObserver() = default;
+    // Before the slot's snapshot is taken (the slot before has ended): the last moment to
+    // finish work for the coming decision.
+    virtual void beforeSnapshot() {}
+    // Before the policy plans view.nextSlot; view.reward is the reward the cluster reported
+    // for the slot before. The time spent here counts as decision latency.
+    virtual void beforePlan(const ClusterView &view) { (void)view; }
+    // The batch of `planned.nextSlot` was committed and sent, and the slot ran: the view the
+    // policy planned on and the gate's final entries (verdicts, overrides).
+    virtual void afterSlot(const ClusterView &planned, const std::vector<GateEntry> &entries)
+    {
+        (void)planned;
+        (void)entries;
+    }
 };
 
 class OperatingLoop
@@ -73,6 +95,7 @@ public:
     {
         m_notice = std::move(notice);
     }
+    void setSlotObserver(SlotObserver *observer) { m_observer = observer; }
     // How long to wait for the audit log to take writes again, and how often to try.
     void setAuditWait(std::chrono::milliseconds wait, std::chrono::milliseconds retry)
     {
@@ -127,6 +150,7 @@ private:
     std::function<bool(const OperateSummary &)> m_progress;
     std::function<void(const std::string &)> m_notice;
     std::function<void(DecisionGate &)> m_onOpen;
+    SlotObserver *m_observer = nullptr;
     std::vector<Acknowledgment> m_unrecordedAcks; // received, not yet in the audit log
     std::chrono::milliseconds m_auditWait{std::chrono::minutes(10)};
     std::chrono::milliseconds m_auditRetry{std::chrono::seconds(1)};

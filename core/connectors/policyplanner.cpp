@@ -1,5 +1,6 @@
 #include "policyplanner.h"
 
+#include "error.h"
 #include "simulator.h"
 
 #include <algorithm>
@@ -15,6 +16,14 @@ PolicyPlanner::PolicyPlanner(const std::string &policy, const SchedulerConfig &c
     m_scheduler->reset();
 }
 
+PolicyPlanner::PolicyPlanner(std::unique_ptr<Scheduler> scheduler, ProfileSet profiles)
+    : m_scheduler(std::move(scheduler)), m_profiles(std::move(profiles))
+{
+    if (!m_scheduler)
+        throw Error("policy planner: no scheduler");
+    m_scheduler->reset();
+}
+
 PolicyPlanner::~PolicyPlanner() = default;
 
 std::string PolicyPlanner::policy() const
@@ -22,11 +31,14 @@ std::string PolicyPlanner::policy() const
     return m_scheduler->name();
 }
 
-std::vector<Allocation> PolicyPlanner::plan(const ClusterView &view)
+PolicyPlanner::RebuiltSlot PolicyPlanner::rebuild(const ClusterView &view)
 {
-    Cluster cluster(view.nodes, view.nodeCapacity);
-    std::vector<JobState> jobs = view.jobs;
-    std::vector<int> active;
+    RebuiltSlot r;
+    r.slot = view.nextSlot;
+    r.cluster = Cluster(view.nodes, view.nodeCapacity);
+    r.jobs = view.jobs;
+    std::vector<JobState> &jobs = r.jobs;
+    std::vector<int> &active = r.active;
     for (size_t i = 0; i < jobs.size(); ++i) {
         JobState &j = jobs[i];
         if (j.status == JobStatus::Finished)
@@ -44,12 +56,18 @@ std::vector<Allocation> PolicyPlanner::plan(const ClusterView &view)
                    ? jobs[a].arrivalSlot < jobs[b].arrivalSlot
                    : jobs[a].id < jobs[b].id;
     });
-    SimulationOptions options;
-    options.slotSeconds = view.slotSeconds;
-    options.maxWorkers = view.maxWorkers;
-    options.maxPs = view.maxPs;
-    SlotContext context(view.nextSlot, cluster, jobs, std::move(active), m_profiles, options);
+    r.options.slotSeconds = view.slotSeconds;
+    r.options.maxWorkers = view.maxWorkers;
+    r.options.maxPs = view.maxPs;
+    return r;
+}
+
+std::vector<Allocation> PolicyPlanner::plan(const ClusterView &view)
+{
+    RebuiltSlot slot = rebuild(view);
+    SlotContext context = slot.context(m_profiles);
     m_scheduler->schedule(context);
+    const std::vector<JobState> &jobs = slot.jobs;
     readConfidence(view);
     std::vector<Allocation> out;
     out.reserve(jobs.size());

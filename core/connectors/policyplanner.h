@@ -11,6 +11,7 @@
 #include "modelprofile.h"
 #include "resizedecision.h"
 #include "scheduler.h"
+#include "simulator.h"
 
 #include <functional>
 #include <memory>
@@ -23,7 +24,30 @@ public:
     // Throws dl2::Error for an unknown policy.
     PolicyPlanner(const std::string &policy, const SchedulerConfig &config = {},
                   ProfileSet profiles = ProfileSet::reference());
+    // A scheduler built by the caller (online learning: a policy whose weights change).
+    PolicyPlanner(std::unique_ptr<Scheduler> scheduler, ProfileSet profiles);
     ~PolicyPlanner();
+
+    // The version of the policy that plans (recorded with every decision in the audit log);
+    // empty for a fixed policy, "v<N>" for an online-learning one.
+    const std::string &version() const { return m_version; }
+    void setVersion(std::string version) { m_version = std::move(version); }
+    // The slot a scheduler plans on, rebuilt from a view exactly as plan() does (every
+    // allocation cleared): --from-audit and online learning rebuild a decision's state with it.
+    struct RebuiltSlot
+    {
+        int slot = 0;
+        Cluster cluster;
+        std::vector<JobState> jobs;
+        std::vector<int> active;
+        SimulationOptions options;
+        // Refers to this object's members: keep it alive (and unmoved) while it is used.
+        SlotContext context(const ProfileSet &profiles)
+        {
+            return SlotContext(slot, cluster, jobs, active, profiles, options);
+        }
+    };
+    static RebuiltSlot rebuild(const ClusterView &view);
 
     // One inference of a learned policy in the last schedule() call.
     struct PolicyAction
@@ -56,6 +80,7 @@ private:
     ProfileSet m_profiles;
     ActionReader m_reader;
     ConfidenceByJob m_confidence;
+    std::string m_version;
 };
 
 } // namespace dl2

@@ -92,6 +92,8 @@ JobState toJob(const pb::Job &job, const ProfileSet &profiles)
     j.type = *type;
     j.arrivalSlot = job.arrival_slot();
     j.totalEpochs = j.estimatedEpochs = job.total_epochs();
+    if (job.true_total_epochs() > 0)
+        j.totalEpochs = job.true_total_epochs();
     j.doneEpochs = job.done_epochs();
     j.status = static_cast<JobStatus>(std::clamp(static_cast<int>(job.status()), 0, 3));
     const Allocation cur = toAllocation(job.current());

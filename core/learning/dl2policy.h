@@ -68,6 +68,9 @@ public:
 
     const PolicySpec &spec() const { return m_spec; }
     void setParameters(std::shared_ptr<const ParameterSet> parameters);
+    // Restarts the sampling stream from `seed` (online learning draws the learning policy and
+    // its frozen reference from the same numbers each slot: common random numbers).
+    void reseed(std::uint64_t seed) { m_rng = Rng(seed); }
     void setActor(ActorOptions options) { m_actor = std::move(options); }
     void setRecordDecisions(bool on) { m_record = on; }
     const std::vector<DecisionRecord> &lastSlotDecisions() const { return m_decisions; }

@@ -239,10 +239,77 @@ private Q_SLOTS:
             AuditLog newer(path);
             QFAIL("a log of schema 9 was opened");
         } catch (const Error &e) {
-            QVERIFY2(std::string(e.what()).find("has schema 9, newer than this program's (2)") !=
+            QVERIFY2(std::string(e.what()).find("has schema 9, newer than this program's (3)") !=
                          std::string::npos,
                      e.what());
         }
+    }
+
+    // Schema 3: the snapshot each slot was planned on (rebuilds the policy's state), the
+    // policy version per decision and the reward the cluster reported; a schema-2 log gets
+    // the table and the column when opened and keeps working.
+    void slotStatesAndSchema2Migration()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.filePath(QStringLiteral("s.db")).toStdString();
+        SimulatedConnector sim("dl2-small", 1);
+        sim.advanceSlot(0);
+        sim.advanceSlot(1);
+        ClusterView view = sim.snapshot();
+        QVERIFY(view.jobs.size() >= 2);
+        view.jobs[0].totalEpochs = view.jobs[0].estimatedEpochs + 7.0; // an in-process truth
+        {
+            AuditLog log(path);
+            log.recordSlotState(log.runId(), view, ProfileSet::reference(), "dl2-plus", "v3");
+            log.recordSlotState(log.runId(), view, ProfileSet::reference(), "drf", "v9"); // kept
+            log.recordSlotReward(log.runId(), view.nextSlot, 0.75);
+            log.recordSlotReward(log.runId(), view.nextSlot + 5, 1.0); // no state: ignored
+            log.recordProposals({decision(log.runId(), view.nextSlot, 1, 1, 2)}, "v3");
+            log.recordLearningEvent("learner", "rollback to v2", {});
+            const auto states = log.slotStates(ProfileSet::reference());
+            QCOMPARE(states.size(), size_t(1));
+            const AuditLog::SlotState &st = states[0];
+            QCOMPARE(st.slot, view.nextSlot);
+            QCOMPARE(st.policy, std::string("dl2-plus"));
+            QCOMPARE(st.policyVersion, std::string("v3"));
+            QCOMPARE(st.reward.value_or(-1), 0.75);
+            QCOMPARE(st.view.jobs.size(), view.jobs.size());
+            for (size_t i = 0; i < view.jobs.size(); ++i) {
+                QCOMPARE(st.view.jobs[i].id, view.jobs[i].id);
+                QCOMPARE(st.view.jobs[i].type, view.jobs[i].type);
+                QCOMPARE(st.view.jobs[i].totalEpochs, view.jobs[i].totalEpochs);
+                QCOMPARE(st.view.jobs[i].estimatedEpochs, view.jobs[i].estimatedEpochs);
+                QCOMPARE(st.view.jobs[i].doneEpochs, view.jobs[i].doneEpochs);
+                QCOMPARE(st.view.targets[i], view.targets[i]);
+            }
+            QCOMPARE(log.decisions().front().policyVersion, std::string("v3"));
+            QCOMPARE(log.events().front().policyVersion, std::string("v3"));
+            QCOMPARE(log.events().back().kind, std::string("learning"));
+            QCOMPARE(log.events().back().detail, std::string("rollback to v2"));
+        }
+        // Make it a schema-2 log: no slots table, no policy_version column.
+        {
+            QSqlDatabase db =
+                QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), QStringLiteral("v2"));
+            db.setDatabaseName(QString::fromStdString(path));
+            QVERIFY(db.open());
+            QSqlQuery q(db);
+            for (const char *sql : {"DROP TABLE slots", "ALTER TABLE decisions DROP COLUMN "
+                                                        "policy_version",
+                                    "UPDATE meta SET value = '2' WHERE key = 'schema'"})
+                QVERIFY2(q.exec(QString::fromLatin1(sql)), sql);
+        }
+        QSqlDatabase::removeDatabase(QStringLiteral("v2"));
+        {
+            AuditLog log(path);
+            QCOMPARE(log.openedSchema(), 2);
+            QVERIFY(log.slotStates(ProfileSet::reference()).empty());
+            QCOMPARE(log.decisions().size(), size_t(1));
+            QVERIFY(log.decisions().front().policyVersion.empty());
+            log.recordSlotState(log.runId(), view, ProfileSet::reference(), "dl2", "v1");
+            QCOMPARE(log.slotStates(ProfileSet::reference()).size(), size_t(1));
+        }
+        QCOMPARE(AuditLog(path).openedSchema(), AuditLog::kSchema);
     }
 
     void backendIgnoresAppliedIds()

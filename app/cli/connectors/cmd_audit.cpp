@@ -122,6 +122,9 @@ int runAudit(const QStringList &args)
                 for (const auto &r : records) {
                     QJsonObject o = toJson(r.decision);
                     insertConfidence(o, r.probability, r.value);
+                    if (!r.policyVersion.empty())
+                        o.insert(QStringLiteral("policy_version"),
+                                 QString::fromStdString(r.policyVersion));
                     o.insert(QStringLiteral("state"), QString::fromStdString(r.state));
                     o.insert(QStringLiteral("ack"), QString::fromStdString(r.ack));
                     arr.append(o);
@@ -174,8 +177,12 @@ int runAudit(const QStringList &args)
                              QJsonDocument::fromJson(QByteArray::fromStdString(e.after)).object());
                 if (!e.detail.empty())
                     o.insert(QStringLiteral("detail"), QString::fromStdString(e.detail));
-                if (e.kind == "proposed")
+                if (e.kind == "proposed") {
                     insertConfidence(o, e.probability, e.value);
+                    if (!e.policyVersion.empty())
+                        o.insert(QStringLiteral("policy_version"),
+                                 QString::fromStdString(e.policyVersion));
+                }
                 arr.append(o);
             }
             QJsonObject root;
@@ -198,10 +205,18 @@ int runAudit(const QStringList &args)
                 if (e.kind == "proposed" && (e.probability || e.value))
                     detail += "  p " + (e.probability ? optionalText(e.probability) : "-") +
                               ", V(s) " + (e.value ? optionalText(e.value) : "-");
-                std::printf("%6lld %s %-28s job %-4d %-14s %-10s %s%s%s%s\n",
-                            static_cast<long long>(e.seq), e.time.c_str(), e.decisionId.c_str(),
-                            e.job, e.kind.c_str(), e.actor.c_str(), brief(e.before).c_str(),
-                            e.after.empty() ? "" : " -> ", brief(e.after).c_str(), detail.c_str());
+                if (e.kind == "proposed" && !e.policyVersion.empty())
+                    detail += "  by " + e.policyVersion;
+                if (e.kind == "learning") // no allocation: the online learner's own record
+                    std::printf("%6lld %s %-28s %-8s %-14s %-10s %s\n",
+                                static_cast<long long>(e.seq), e.time.c_str(), "", "",
+                                e.kind.c_str(), e.actor.c_str(), e.detail.c_str());
+                else
+                    std::printf("%6lld %s %-28s job %-4d %-14s %-10s %s%s%s%s\n",
+                                static_cast<long long>(e.seq), e.time.c_str(),
+                                e.decisionId.c_str(), e.job, e.kind.c_str(), e.actor.c_str(),
+                                brief(e.before).c_str(), e.after.empty() ? "" : " -> ",
+                                brief(e.after).c_str(), detail.c_str());
             }
         }
         return 0;

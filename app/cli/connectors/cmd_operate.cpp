@@ -12,7 +12,19 @@
 
 #ifdef DL2_HAVE_LEARNING
 #include "policyactions.h"
+#include "registerpolicies.h"
 #endif
+#ifdef DL2_HAVE_ONLINE
+#include "learner.h"
+#include "onlinelearner.h"
+#endif
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QStandardPaths>
+#include <cerrno>
+#include <cstring>
+#include <unistd.h>
 
 #include <QRegularExpression>
 #include <algorithm>
@@ -74,6 +86,33 @@ PlannedOverride parseOverride(const QString &text)
                     "': expected SLOT/JOB=PS,WORKERS (e.g. 3/12=2,4)");
     return {m.captured(1).toInt(), m.captured(2).toInt(), m.captured(3).toInt(),
             m.captured(4).toInt(), text.trimmed().toStdString()};
+}
+
+// `dl2 operate --learn` needs the trainer, which only dl2-train links (libtorch): this process
+// is replaced by `dl2-train operate ARGS` (same arguments, same exit codes).
+[[maybe_unused]] int execLearningOperate(const QStringList &args)
+{
+    QString exe = QCoreApplication::applicationDirPath() + QStringLiteral("/dl2-train");
+    if (!QFileInfo(exe).isExecutable())
+        exe = QStandardPaths::findExecutable(QStringLiteral("dl2-train"));
+    if (exe.isEmpty()) {
+        std::fprintf(stderr, "dl2 operate: --learn needs dl2-train (the trainer), not found next "
+                             "to %s or on PATH\n",
+                     qPrintable(QCoreApplication::applicationFilePath()));
+        return kExitBadInput;
+    }
+    std::vector<std::string> storage{exe.toStdString(), "operate"};
+    for (qsizetype i = 1; i < args.size(); ++i)
+        storage.push_back(args[i].toStdString());
+    std::vector<char *> argv;
+    for (auto &a : storage)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+    std::fflush(stdout);
+    std::fflush(stderr);
+    ::execv(argv[0], argv.data());
+    std::fprintf(stderr, "dl2 operate: cannot run %s: %s\n", argv[0], std::strerror(errno));
+    return kExitBadInput;
 }
 
 int runOperate(const QStringList &args)
@@ -148,6 +187,40 @@ int runOperate(const QStringList &args)
          QStringLiteral(
              "Testing: every audit log write fails as on a full disk while FILE exists."),
          QStringLiteral("FILE")},
+        {QStringLiteral("learn"),
+         QStringLiteral("Fine-tune the learned policy (dl2, dl2-plus) while operating: the same "
+                        "actor-critic as offline RL on the rewards the cluster reports, one "
+                        "update between slots (never holding a decision past its deadline), "
+                        "versioned checkpoints in --learn-dir, and a frozen reference in shadow "
+                        "on a simulator mirror: if the rolling reward falls more than "
+                        "--learn-margin below it, learning pauses and the last good version is "
+                        "restored. Starts from --checkpoint (default: the shipped policy). Runs in "
+                        "dl2-train.")},
+        {QStringLiteral("learn-dir"),
+         QStringLiteral("With --learn: where versions (vN.dl2ckpt) and the online curve go "
+                        "(default: AUDIT.learn next to the audit log)."),
+         QStringLiteral("DIR")},
+        {QStringLiteral("learn-deadline-ms"),
+         QStringLiteral("With --learn: an update's deadline; a late one is adopted a slot later "
+                        "(default 1000)."),
+         QStringLiteral("MS"), QStringLiteral("1000")},
+        {QStringLiteral("learn-window"),
+         QStringLiteral("With --learn: slots of the rolling rewards (default 10)."),
+         QStringLiteral("N"), QStringLiteral("10")},
+        {QStringLiteral("learn-margin"),
+         QStringLiteral("With --learn: roll back when the rolling reward is more than this "
+                        "fraction below the reference's (default 0.1)."),
+         QStringLiteral("X"), QStringLiteral("0.1")},
+        {QStringLiteral("learn-lr"),
+         QStringLiteral("With --learn: policy learning rate (default 1e-4)."), QStringLiteral("X"),
+         QStringLiteral("0.0001")},
+        {QStringLiteral("learn-updates"),
+         QStringLiteral("With --learn: updates per slot (default 4)."), QStringLiteral("N"),
+         QStringLiteral("4")},
+        {QStringLiteral("debug-sabotage-version"),
+         QStringLiteral("Testing, with --learn: versions from N on are sabotaged (PS outputs +6 "
+                        "logits), to see the rollback."),
+         QStringLiteral("N"), QStringLiteral("0")},
         {QStringLiteral("debug-exit-after-commit"),
          QStringLiteral(
              "Testing: exit right after committing the batch of slot N, before sending it."),
@@ -156,6 +229,10 @@ int runOperate(const QStringList &args)
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
+#ifndef DL2_HAVE_ONLINE
+    if (parser.isSet(QStringLiteral("learn")))
+        return execLearningOperate(args);
+#endif
     return guarded("operate", [&] {
         const QString agent = parser.value(QStringLiteral("agent"));
         if (agent.isEmpty())
@@ -173,7 +250,41 @@ int runOperate(const QStringList &args)
             throw Error("--checkpoint needs a learned --policy (dl2 or dl2-plus), got '" +
                         parser.value(QStringLiteral("policy")).toStdString() + "'");
         // Before anything is opened: an unknown policy or a bad policy file fails here.
-        PolicyPlanner planner(policyName.toStdString(), policyConfig);
+        std::unique_ptr<PolicyPlanner> plannerOwned;
+#ifdef DL2_HAVE_ONLINE
+        std::unique_ptr<OnlineLearner> learner;
+        if (parser.isSet(QStringLiteral("learn"))) {
+            if (policyName != QLatin1String("dl2") && policyName != QLatin1String("dl2-plus"))
+                throw Error("--learn needs a learned policy (--policy dl2 or dl2-plus), not '" +
+                            policyName.toStdString() + "'");
+            OnlineOptions lo;
+            lo.init = !policyConfig.checkpoint.empty()
+                          ? resolveCheckpoint(policyConfig.checkpoint)
+                          : shippedPolicyPath(policyKindFromString(policyName.toStdString()),
+                                              policyConfig.scenario, policyConfig.measuredSpeeds);
+            lo.directory = parser.isSet(QStringLiteral("learn-dir"))
+                               ? parser.value(QStringLiteral("learn-dir")).toStdString()
+                               : parser.value(QStringLiteral("audit")).toStdString() + ".learn";
+            lo.deadline = std::chrono::milliseconds(
+                parsePositiveInt(parser, QStringLiteral("learn-deadline-ms"), 1, 86'400'000));
+            lo.window = parsePositiveInt(parser, QStringLiteral("learn-window"), 1, 100'000);
+            lo.margin = parseDouble(parser, QStringLiteral("learn-margin"), 0.0, 1.0);
+            lo.learningRate = parseDouble(parser, QStringLiteral("learn-lr"), 1e-9, 1.0);
+            lo.updatesPerSlot = parsePositiveInt(parser, QStringLiteral("learn-updates"), 1, 1000);
+            lo.sabotageVersion =
+                parsePositiveInt(parser, QStringLiteral("debug-sabotage-version"), 0, 1'000'000);
+            setTorchThreads(1);
+            learner = std::make_unique<OnlineLearner>(lo);
+            plannerOwned = std::make_unique<PolicyPlanner>(learner->takeActingPolicy(),
+                                                           ProfileSet::reference());
+            learner->setPlanner(plannerOwned.get());
+            std::fprintf(stderr, "dl2 operate: learning online from %s: versions in %s\n",
+                         lo.init.c_str(), lo.directory.c_str());
+        }
+#endif
+        if (!plannerOwned)
+            plannerOwned = std::make_unique<PolicyPlanner>(policyName.toStdString(), policyConfig);
+        PolicyPlanner &planner = *plannerOwned;
         attachConfidence(planner);
         const int deadlineMs =
             parsePositiveInt(parser, QStringLiteral("deadline-ms"), 1, 3'600'000);
@@ -249,8 +360,16 @@ int runOperate(const QStringList &args)
             }
         }
         AuditLog &audit = *auditLog;
+#ifdef DL2_HAVE_ONLINE
+        if (learner)
+            learner->setAuditLog(&audit);
+#endif
         DecisionGate gate(gateOptions);
         OperatingLoop loop(*connector, planner, gate, audit);
+#ifdef DL2_HAVE_ONLINE
+        if (learner)
+            loop.setSlotObserver(learner.get());
+#endif
         loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
         loop.setAuditWait(std::chrono::seconds(auditWaitSeconds), std::chrono::seconds(1));
         loop.setNotice(notice);
@@ -294,6 +413,22 @@ int runOperate(const QStringList &args)
         OperateSummary summary = loop.run(slots);
         loop.verify(summary);
         QJsonObject out = summary.toJson();
+#ifdef DL2_HAVE_ONLINE
+        if (learner) {
+            QJsonObject l = learner->finish().toJson();
+            l.remove(QStringLiteral("curve"));
+            l.insert(QStringLiteral("directory"),
+                     QString::fromStdString(learner->checkpointPath(1)).section(QLatin1Char('/'), 0, -2));
+            out.insert(QStringLiteral("learning"), l);
+            if (!json) {
+                const OnlineSummary &ls = learner->summary();
+                std::printf("learning: %d versions (%d adopted, %d late), %d slots learned from, "
+                            "%d changed by operators, %d rollbacks%s; in use v%d (last good v%d)\n",
+                            ls.versions, ls.adopted, ls.lateUpdates, ls.slotsUsed, ls.slotsSkipped,
+                            ls.rollbacks, ls.paused ? ", paused" : "", ls.version, ls.lastGood);
+            }
+        }
+#endif
         out.insert(QStringLiteral("run_id"), QString::fromStdString(audit.runId()));
         out.insert(QStringLiteral("agent"), QString::fromStdString(connector->describe()));
         out.insert(QStringLiteral("policy"), QString::fromStdString(planner.policy()));
