@@ -2,10 +2,14 @@
 
 namespace dl2console {
 
-QString AuditFilterProxyModel::eventsQuery()
+QString AuditFilterProxyModel::eventsQuery(bool withVersions)
 {
-    return QStringLiteral("SELECT seq, time, job, kind, actor, decision_id, before, after, detail "
-                          "FROM events ORDER BY seq DESC");
+    return withVersions
+               ? QStringLiteral("SELECT e.seq, e.time, e.job, e.kind, e.actor, e.decision_id, "
+                                "e.before, e.after, e.detail, d.policy_version FROM events e "
+                                "LEFT JOIN decisions d ON d.id = e.decision_id ORDER BY e.seq DESC")
+               : QStringLiteral("SELECT seq, time, job, kind, actor, decision_id, before, after, "
+                                "detail, '' FROM events ORDER BY seq DESC");
 }
 
 AuditFilterProxyModel::AuditFilterProxyModel(QObject *parent) : QSortFilterProxyModel(parent) {}

@@ -22,10 +22,12 @@ public:
         BeforeColumn,
         AfterColumn,
         DetailColumn,
+        PolicyVersionColumn, // of the policy that proposed the event's decision (schema 3)
         ColumnCount
     };
-    // The SELECT whose columns are in Column order (newest first).
-    static QString eventsQuery();
+    // The SELECT whose columns are in Column order (newest first). A log older than schema 3
+    // has no policy versions: `withVersions` false reads an empty column instead.
+    static QString eventsQuery(bool withVersions = true);
 
     explicit AuditFilterProxyModel(QObject *parent = nullptr);
 

@@ -7,9 +7,13 @@
 #include "logging.h"
 #include "operatingloop.h"
 #include "policyplanner.h"
+#ifdef DL2_CONSOLE_DECISIONS
+#include "registerpolicies.h"
+#endif
 #include "simulatedconnector.h"
 
 #include <QDateTime>
+#include <QFileInfo>
 #include <QTimer>
 #include <QUndoStack>
 #include <QUuid>
@@ -128,6 +132,17 @@ void OperationsWorker::start(const LiveSetup &setup)
         policyConfig.scenario = setup.scenario.toStdString();
         m_planner = std::make_unique<dl2::PolicyPlanner>(setup.policy.toStdString(), policyConfig);
         attachDecisionReader(*m_planner); // learned policies: confidence of each decision
+#ifdef DL2_CONSOLE_DECISIONS
+        // The audit log names a frozen learned policy by its checkpoint's name.
+        if (setup.policy == QLatin1String("dl2") || setup.policy == QLatin1String("dl2-plus")) {
+            const QFileInfo file(QString::fromStdString(
+                setup.checkpoint.isEmpty()
+                    ? dl2::shippedPolicyPath(dl2::policyKindFromString(setup.policy.toStdString()),
+                                             policyConfig.scenario, policyConfig.measuredSpeeds)
+                    : dl2::resolveCheckpoint(setup.checkpoint.toStdString())));
+            m_planner->setVersion(file.completeBaseName().toStdString());
+        }
+#endif
         m_undo = std::make_unique<QUndoStack>();
         if (setup.agentAddress.isEmpty()) {
             auto sim = std::make_unique<dl2::SimulatedConnector>(setup.scenario.toStdString(),

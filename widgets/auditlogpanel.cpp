@@ -166,7 +166,13 @@ void AuditLogPanel::refresh()
     }
     QSqlDatabase db = QSqlDatabase::database(m_connection, false);
     const QString selected = m_action->currentData().toString();
-    m_model->setQuery(QSqlQuery(AuditFilterProxyModel::eventsQuery(), db));
+    bool versions = false; // schema 3: the policy version of each decision
+    {
+        QSqlQuery columns(QStringLiteral("PRAGMA table_info(decisions)"), db);
+        while (columns.next())
+            versions |= columns.value(1).toString() == QLatin1String("policy_version");
+    }
+    m_model->setQuery(QSqlQuery(AuditFilterProxyModel::eventsQuery(versions), db));
     if (m_model->lastError().isValid()) {
         m_status->setText(tr("Cannot read %1: %2").arg(m_path, m_model->lastError().text()));
         return;
@@ -174,7 +180,8 @@ void AuditLogPanel::refresh()
     while (m_model->canFetchMore())
         m_model->fetchMore();
     const QStringList headers{tr("#"),     tr("Time (UTC)"), tr("Job"),   tr("Action"), tr("Actor"),
-                              tr("Decision"), tr("Before"),  tr("After"), tr("Detail")};
+                              tr("Decision"), tr("Before"),  tr("After"), tr("Detail"),
+                              tr("Policy version")};
     for (int c = 0; c < headers.size(); ++c)
         m_model->setHeaderData(c, Qt::Horizontal, headers[c]);
     // Actions present in the log, for the filter.

@@ -405,6 +405,7 @@ void TestDecisionQueue::auditPanelFiltersAndExports()
     const QList<QByteArray> lines = f.readAll().trimmed().split('\n');
     QCOMPARE(lines.size(), proxy->rowCount() + 1);
     QVERIFY(lines[0].startsWith("#,Time"));
+    QVERIFY(lines[0].endsWith("Policy version"));
     audit->jobBox()->setValue(-1);
     audit->actionBox()->setCurrentIndex(0);
     audit->searchBox()->setText(QStringLiteral("no-such-text-anywhere"));

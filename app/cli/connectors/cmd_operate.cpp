@@ -282,8 +282,22 @@ int runOperate(const QStringList &args)
                          lo.init.c_str(), lo.directory.c_str());
         }
 #endif
-        if (!plannerOwned)
+        if (!plannerOwned) {
             plannerOwned = std::make_unique<PolicyPlanner>(policyName.toStdString(), policyConfig);
+#ifdef DL2_HAVE_LEARNING
+            // The audit log names a frozen learned policy by its checkpoint's name.
+            if (policyName == QLatin1String("dl2") || policyName == QLatin1String("dl2-plus"))
+                plannerOwned->setVersion(
+                    QFileInfo(QString::fromStdString(
+                                  policyConfig.checkpoint.empty()
+                                      ? shippedPolicyPath(
+                                            policyKindFromString(policyName.toStdString()),
+                                            policyConfig.scenario, policyConfig.measuredSpeeds)
+                                      : resolveCheckpoint(policyConfig.checkpoint)))
+                        .completeBaseName()
+                        .toStdString());
+#endif
+        }
         PolicyPlanner &planner = *plannerOwned;
         attachConfidence(planner);
         const int deadlineMs =
