@@ -2,7 +2,7 @@
 
 #include "error.h"
 #include "scheduler.h"
-#include "tracegenerator.h"
+#include "rng.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 #include "error.h"
 #include "modelprofile.h"
 #include "traceimportformats.h"
-#include "tracegenerator.h"
+#include "rng.h"
 
 #include <algorithm>
 #include <cmath>

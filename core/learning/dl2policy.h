@@ -11,7 +11,7 @@
 #include "checkpoint.h"
 #include "scheduler.h"
 #include "stateencoder.h"
-#include "tracegenerator.h"
+#include "rng.h"
 
 #include <functional>
 #include <memory>

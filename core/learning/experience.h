@@ -3,7 +3,7 @@
 // (proportional to |advantage| + epsilon), bounded, oldest overwritten.
 
 #include "stateencoder.h"
-#include "tracegenerator.h"
+#include "rng.h"
 
 #include <cstdint>
 #include <limits>

@@ -3,7 +3,7 @@
 // fits. Checked against a brute-force scan over long random allocate/release sequences.
 #include "cluster.h"
 #include "error.h"
-#include "tracegenerator.h"
+#include "rng.h"
 
 #include <QTest>
 

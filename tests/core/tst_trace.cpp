@@ -2,6 +2,7 @@
 #include "error.h"
 #include "modelprofile.h"
 #include "trace.h"
+#include "rng.h"
 #include "tracegenerator.h"
 
 #include <QDir>
