@@ -1,8 +1,6 @@
 #include "scheduler.h"
 
 #include "error.h"
-#include "sched/baselines.h"
-#include "simulator.h"
 
 #include <algorithm>
 #include <mutex>
@@ -147,15 +145,6 @@ void registerScheduler(SchedulerInfo info)
         *it = std::move(info);
     else
         r.push_back(std::move(info));
-}
-
-void registerBaselines()
-{
-    static std::once_flag once;
-    std::call_once(once, [] {
-        registerDrf();
-        registerReferenceBaselines();
-    });
 }
 
 std::vector<SchedulerInfo> registeredSchedulers()

@@ -6,6 +6,7 @@
 #include "cluster.h"
 #include "jobstate.h"
 #include "modelprofile.h"
+#include "simulationoptions.h"
 
 #include <cstdint>
 #include <functional>
@@ -14,8 +15,6 @@
 #include <vector>
 
 namespace dl2 {
-
-struct SimulationOptions;
 
 enum class AddResult { Ok, NoCapacity, AtCap };
 
@@ -104,8 +103,10 @@ struct SchedulerInfo
     bool replaysHistory{};
 };
 
-// Registry: baselines register themselves through registerBaselines(); the learning library
-// adds dl2 / dl2-plus through its own register function, called by the front-ends.
+// Registry. The baselines of core/sched register themselves through registerBaselines()
+// (defined there; registeredSchedulers() calls it once so the registry is never empty); the
+// learning library adds dl2 / dl2-plus through its own register function, called by the
+// front-ends.
 void registerScheduler(SchedulerInfo info);
 void registerBaselines();
 std::vector<SchedulerInfo> registeredSchedulers();

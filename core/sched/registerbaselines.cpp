@@ -1,8 +1,11 @@
-// Registration of the baselines implemented in core/sched (DRF registers itself).
+// Registration of the baselines implemented in core/sched: the registry (scheduler.cpp) knows
+// nothing of them; registerBaselines() adds them once, whoever calls it first.
 
 #include "baselines.h"
 
 #include "scheduler.h"
+
+#include <mutex>
 
 namespace dl2 {
 
@@ -40,6 +43,15 @@ void registerReferenceBaselines()
                        "Replays an imported trace's history: each job's observed allocation from "
                        "its observed start",
                        [](const SchedulerConfig &) { return makeObserved(); }, true});
+}
+
+void registerBaselines()
+{
+    static std::once_flag once;
+    std::call_once(once, [] {
+        registerDrf();
+        registerReferenceBaselines();
+    });
 }
 
 } // namespace dl2
