@@ -1,7 +1,7 @@
 // profilesFor(): the speed-model choice shared by the CLI, the console and the trainers.
 #include "error.h"
 #include "modelprofile.h"
-#include "speed/fitspeed.h"
+#include "fitspeed.h"
 #include "speed/measurements.h"
 
 namespace dl2 {

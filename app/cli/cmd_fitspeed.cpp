@@ -4,7 +4,7 @@
 
 #include "error.h"
 #include "fileio.h"
-#include "speed/fitspeed.h"
+#include "fitspeed.h"
 #include "speed/measurements.h"
 
 #include <cstdio>

@@ -2,7 +2,7 @@
 
 #include "command.h"
 #include "error.h"
-#include "speed/fitspeed.h"
+#include "fitspeed.h"
 #include "speed/measurements.h"
 
 #include <QCoreApplication>

@@ -4,7 +4,7 @@
 #include "error.h"
 #include "modelprofile.h"
 #include "profiles.pb.h"
-#include "speed/fitspeed.h"
+#include "fitspeed.h"
 #include "speed/measurements.h"
 #include "speed/nnls.h"
 #include "speed/optimusspeedmodel.h"
