@@ -8,6 +8,11 @@
 
 namespace dl2 {
 
+const char *toString(PlacementRule rule)
+{
+    return rule == PlacementRule::LeastLoaded ? "least-loaded" : "first-fit";
+}
+
 Cluster::Cluster(int nodes, Demand capacityPerNode)
     : m_capacity(capacityPerNode), m_used(static_cast<size_t>(nodes > 0 ? nodes : 0), Demand{0, 0})
 {

@@ -1,8 +1,4 @@
-#include "cluster.h"
-#include "jobstate.h"
 #include "types.h"
-
-#include <algorithm>
 
 namespace dl2 {
 
@@ -16,34 +12,6 @@ const char *toString(TaskKind kind)
     case TaskKind::Bundle: return "bundle";
     }
     return "?";
-}
-
-const char *toString(PlacementRule rule)
-{
-    return rule == PlacementRule::LeastLoaded ? "least-loaded" : "first-fit";
-}
-
-const char *toString(JobStatus status)
-{
-    switch (status) {
-    case JobStatus::Pending: return "pending";
-    case JobStatus::Queued: return "queued";
-    case JobStatus::Running: return "running";
-    case JobStatus::Finished: return "finished";
-    }
-    return "?";
-}
-
-double JobState::remainingEpochs() const
-{
-    const double total = estimatedEpochs > 0 ? estimatedEpochs : totalEpochs;
-    return std::max(0.0, total - doneEpochs);
-}
-
-double JobState::remainingFraction() const
-{
-    const double total = estimatedEpochs > 0 ? estimatedEpochs : totalEpochs;
-    return total > 0 ? remainingEpochs() / total : 0.0;
 }
 
 } // namespace dl2
