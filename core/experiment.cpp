@@ -1,11 +1,11 @@
 #include "experiment.h"
 
 #include "error.h"
+#include "parallel.h"
 
 #include <algorithm>
 #include <cmath>
 #include <mutex>
-#include <thread>
 
 namespace dl2 {
 
@@ -25,56 +25,25 @@ ExperimentResult runExperiment(const ExperimentSetup &setup, const ProgressCallb
     const int total = static_cast<int>(setup.policies.size() * setup.traces.size());
     ExperimentResult result;
     result.runs.resize(static_cast<size_t>(total));
-    std::atomic<int> next{0};
     std::atomic<int> done{0};
     std::mutex progressMutex;
-    std::exception_ptr failure;
-    std::mutex failureMutex;
-
-    auto worker = [&] {
-        for (;;) {
-            if (cancel && cancel->load())
-                return;
-            const int k = next.fetch_add(1);
-            if (k >= total)
-                return;
-            const size_t policy = static_cast<size_t>(k) / setup.traces.size();
-            const size_t trace = static_cast<size_t>(k) % setup.traces.size();
-            try {
-                SchedulerConfig config = setup.configFor(setup.policies[policy]);
-                auto scheduler = makeScheduler(setup.policies[policy], config);
-                Simulator sim(setup.cluster, setup.profiles, setup.traces[trace], setup.simulation);
-                ExperimentRun &run = result.runs[static_cast<size_t>(k)];
-                run.policy = setup.policies[policy];
-                run.seed = trace < setup.seeds.size() ? setup.seeds[trace] : 0;
-                run.result = runSimulation(sim, *scheduler);
-                run.result.policy = run.policy;
-            } catch (...) {
-                std::lock_guard lock(failureMutex);
-                if (!failure)
-                    failure = std::current_exception();
-                next.store(total);
-                return;
-            }
-            const int d = done.fetch_add(1) + 1;
-            if (progress) {
-                std::lock_guard lock(progressMutex);
-                progress(d, total);
-            }
+    parallelFor(total, setup.threads, [&](int k) {
+        const size_t policy = static_cast<size_t>(k) / setup.traces.size();
+        const size_t trace = static_cast<size_t>(k) % setup.traces.size();
+        SchedulerConfig config = setup.configFor(setup.policies[policy]);
+        auto scheduler = makeScheduler(setup.policies[policy], config);
+        Simulator sim(setup.cluster, setup.profiles, setup.traces[trace], setup.simulation);
+        ExperimentRun &run = result.runs[static_cast<size_t>(k)];
+        run.policy = setup.policies[policy];
+        run.seed = trace < setup.seeds.size() ? setup.seeds[trace] : 0;
+        run.result = runSimulation(sim, *scheduler);
+        run.result.policy = run.policy;
+        const int d = done.fetch_add(1) + 1;
+        if (progress) {
+            std::lock_guard lock(progressMutex);
+            progress(d, total);
         }
-    };
-
-    int threads = setup.threads > 0 ? setup.threads
-                                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = std::min(threads, total);
-    std::vector<std::thread> pool;
-    for (int t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto &t : pool)
-        t.join();
-    if (failure)
-        std::rethrow_exception(failure);
+    }, cancel);
     if (cancel && cancel->load() && done.load() < total) {
         result.cancelled = true;
         result.runs.erase(std::remove_if(result.runs.begin(), result.runs.end(),

@@ -3,17 +3,16 @@
 #include "dl2policy.h"
 #include "fileio.h"
 #include "modelprofile.h"
+#include "parallel.h"
 #include "simulator.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 
-#include <atomic>
-#include <mutex>
+#include <algorithm>
 #include <functional>
 #include <sstream>
-#include <thread>
 
 namespace dl2 {
 
@@ -81,28 +80,8 @@ double runParallel(const std::vector<std::uint64_t> &seeds, int threads,
     if (seeds.empty())
         return 0.0;
     std::vector<double> out(seeds.size(), 0.0);
-    std::atomic<size_t> next{0};
-    std::exception_ptr error;
-    std::mutex errorMutex;
-    auto worker = [&] {
-        for (size_t i; (i = next++) < seeds.size();) {
-            try {
-                out[i] = one(seeds[i]);
-            } catch (...) {
-                std::lock_guard lock(errorMutex);
-                error = std::current_exception();
-            }
-        }
-    };
-    const int n = std::max(1, std::min<int>(threads, int(seeds.size())));
-    std::vector<std::thread> pool;
-    for (int t = 1; t < n; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto &t : pool)
-        t.join();
-    if (error)
-        std::rethrow_exception(error);
+    parallelFor(static_cast<int>(seeds.size()), std::max(1, threads),
+                [&](int i) { out[static_cast<size_t>(i)] = one(seeds[static_cast<size_t>(i)]); });
     double sum = 0.0;
     for (double v : out)
         sum += v;
