@@ -208,7 +208,9 @@ void OperationsWorker::setStatus(ConnectorStatus::State state, const QString &me
 {
     m_status.state = state;
     m_status.message = message;
-    m_status.retryInSeconds = state == ConnectorStatus::State::Reconnecting ? m_backoffSeconds : 0;
+    m_status.retryInSeconds = state == ConnectorStatus::State::Reconnecting
+                                   ? static_cast<int>(m_reconnect.delay().count() / 1000)
+                                   : 0;
     Q_EMIT connectorChanged(m_status);
 }
 
@@ -222,7 +224,7 @@ void OperationsWorker::tryConnect()
             if (m_resend)
                 m_loop->resendUnacknowledged();
             m_resend = false;
-            m_backoffSeconds = 1;
+            m_reconnect.succeeded();
             setStatus(ConnectorStatus::State::Connected);
         }
         if (!m_started) {
@@ -331,7 +333,7 @@ void OperationsWorker::onRetryTick()
         return;
     }
     m_retryTimer->stop();
-    m_backoffSeconds = std::min(30, m_backoffSeconds * 2);
+    m_reconnect.failed();
     setStatus(ConnectorStatus::State::Connecting, m_status.message);
     tryConnect();
 }

@@ -21,6 +21,7 @@
 
 #include "grpcconnector.h"
 #include "livetypes.h"
+#include "retry.h"
 
 #include <QObject>
 #include <memory>
@@ -107,7 +108,8 @@ private:
     dl2::AgentHealth m_health;
     int m_lastPublishedSlot = -1;
     LiveSlotPacket m_historyTail; // the last slot read from the history, until published
-    int m_backoffSeconds = 1;
+    // Reconnect delays, counted down a second at a time.
+    dl2::Backoff m_reconnect{std::chrono::seconds(1), std::chrono::seconds(30)};
     bool m_started = false;
     bool m_resend = false;    // re-send unacknowledged decisions once connected
     bool m_runWanted = false; // a runSlot() came while disconnected

@@ -4,6 +4,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "protoconvert.h"
+#include "retry.h"
 
 #include <QLoggingCategory>
 #include <algorithm>
@@ -116,7 +117,7 @@ template <typename Call>
 static void withRetry(const char *what, const GrpcConnectorOptions &o, int &retries, Call &&call)
 {
     const auto start = std::chrono::steady_clock::now();
-    auto backoff = o.initialBackoff;
+    Backoff backoff(o.initialBackoff, o.maxBackoff);
     for (int attempt = 1;; ++attempt) {
         const grpc::Status status = call();
         if (status.ok())
@@ -130,7 +131,7 @@ static void withRetry(const char *what, const GrpcConnectorOptions &o, int &retr
         if (!retryable(code))
             throw Error(std::string("agent refused ") + what + " (" + detail + ")");
         const auto elapsed = std::chrono::steady_clock::now() - start;
-        if (elapsed + backoff > o.retryBudget)
+        if (!backoff.fits(elapsed, o.retryBudget))
             throw Error(
                 std::string(what) + " to agent at " + o.address + " failed after " +
                 std::to_string(attempt) + " attempts in " +
@@ -139,9 +140,9 @@ static void withRetry(const char *what, const GrpcConnectorOptions &o, int &retr
                 " ms (" + detail + ")");
         ++retries;
         qCDebug(lcGrpcConnector, "%s failed (%s), retrying in %lld ms", what, detail.c_str(),
-                static_cast<long long>(backoff.count()));
-        std::this_thread::sleep_for(backoff);
-        backoff = std::min(o.maxBackoff, backoff * 2);
+                static_cast<long long>(backoff.delay().count()));
+        std::this_thread::sleep_for(backoff.delay());
+        backoff.failed();
     }
 }
 
