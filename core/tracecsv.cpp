@@ -74,36 +74,12 @@ int parseInt(const std::string &text, const Cell &cell)
 std::vector<std::string> splitFields(const std::string &line, const std::string &origin, int lineNo)
 {
     std::vector<std::string> fields;
-    size_t i = 0;
-    for (;;) {
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
-            ++i;
-        std::string field;
-        if (i < line.size() && line[i] == '"') {
-            for (++i;; ++i) {
-                if (i >= line.size())
-                    throw Error::at(origin, lineNo, "unterminated quoted field");
-                if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                    field += line[++i];
-                else if (line[i] == '"')
-                    break;
-                else
-                    field += line[i];
-            }
-            const size_t comma = std::min(line.find(',', i), line.size());
-            if (!trim(line.substr(i + 1, comma - i - 1)).empty())
-                throw Error::at(origin, lineNo, "text after a closing quote");
-            i = comma;
-        } else {
-            const size_t comma = std::min(line.find(',', i), line.size());
-            field = trim(line.substr(i, comma - i));
-            i = comma;
-        }
-        fields.push_back(std::move(field));
-        if (i >= line.size())
-            return fields;
-        ++i; // the comma
-    }
+    size_t count = 0;
+    const CsvProblem problem = splitCsvLine(line, fields, count);
+    if (problem != CsvProblem::None)
+        throw Error::at(origin, lineNo, describe(problem));
+    fields.resize(count);
+    return fields;
 }
 
 std::string quoted(const std::string &text)

@@ -148,7 +148,7 @@ ModelRule modelRuleFromString(const std::string &name)
 
 std::optional<double> parseTraceTime(std::string_view text)
 {
-    text = importing::trimmed(text);
+    text = trimmed(text);
     if (auto t = parseDateTime(text))
         return t;
     return parseNumber(text);

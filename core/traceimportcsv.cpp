@@ -92,15 +92,6 @@ std::optional<double> parseDateTime(std::string_view s)
     return static_cast<double>(daysFromCivil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se);
 }
 
-std::string_view trimmed(std::string_view s)
-{
-    while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '\r'))
-        s.remove_prefix(1);
-    while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-        s.remove_suffix(1);
-    return s;
-}
-
 std::optional<double> parseNumber(std::string_view s)
 {
     s = trimmed(s);
@@ -175,40 +166,11 @@ std::optional<double> CsvReader::optionalTime(size_t column, const char *name) c
 
 void CsvReader::split(std::string_view line)
 {
-    m_size = 0;
-    size_t i = 0;
-    while (true) {
-        if (m_size == m_fields.size())
-            m_fields.emplace_back();
-        std::string &field = m_fields[m_size++];
-        field.clear();
-        while (i < line.size() && (line[i] == ' ' || line[i] == '\t'))
-            ++i;
-        if (i < line.size() && line[i] == '"') {
-            for (++i; i < line.size(); ++i) {
-                if (line[i] == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                    field += line[++i];
-                else if (line[i] == '"')
-                    break;
-                else
-                    field += line[i];
-            }
-            if (i >= line.size())
-                throw error(truncated() ? "the file ends inside a quoted field: a truncated file?"
-                                        : "unterminated quoted field");
-            const size_t comma = std::min(line.find(',', i), line.size());
-            if (!trimmed(line.substr(i + 1, comma - i - 1)).empty())
-                throw error("text after a closing quote");
-            i = comma;
-        } else {
-            const size_t comma = std::min(line.find(',', i), line.size());
-            field.assign(trimmed(line.substr(i, comma - i)));
-            i = comma;
-        }
-        if (i >= line.size())
-            break;
-        ++i; // the comma
-    }
+    const CsvProblem problem = splitCsvLine(line, m_fields, m_size);
+    if (problem == CsvProblem::UnterminatedQuote && truncated())
+        throw error("the file ends inside a quoted field: a truncated file?");
+    if (problem != CsvProblem::None)
+        throw error(describe(problem));
 }
 
 // --- Companions and clusters -------------------------------------------------------------

@@ -3,6 +3,7 @@
 // the collector of kept / filtered / malformed records, and the CSV reader they share.
 
 #include "error.h"
+#include "textutil.h"
 #include "traceimport.h"
 #include "traceinput.h"
 
@@ -128,7 +129,6 @@ TraceCluster homogeneousCluster(const std::vector<int> &gpusPerMachine,
                                 bool keepCount = false);
 
 std::optional<double> parseDateTime(std::string_view s);
-std::string_view trimmed(std::string_view s);
 std::optional<double> parseNumber(std::string_view s);
 
 } // namespace dl2::importing
