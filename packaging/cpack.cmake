@@ -33,8 +33,8 @@ if(DL2_BUILD_LEARNING)
   list(APPEND _dl2_deb_depends "libtorch1.13")
 endif()
 if(DL2_BUILD_CONNECTORS)
-  # dl2-agent and the dl2 operate/audit commands: gRPC and Qt SQL.
-  list(APPEND _dl2_deb_depends "libgrpc++1.51" "libqt6sql6 (>= 6.4)")
+  # dl2-agent and the dl2 operate/audit commands: gRPC and Qt SQL; kubeconfig files: yaml-cpp.
+  list(APPEND _dl2_deb_depends "libgrpc++1.51" "libqt6sql6 (>= 6.4)" "libyaml-cpp0.7")
 endif()
 # dpkg-shlibdeps adds every shared library the binaries actually link, so a dependency we
 # forgot to list above still ends up in the package; the list keeps the plugins (platform,

@@ -19,6 +19,7 @@ packages=(
   libavcodec-dev libavformat-dev libswscale-dev   # replay export as WebM/MP4/GIF/APNG
   libarchive-dev    # trace-import reads the public traces as published (.gz, .tar.gz, .zip)
   libgloo-dev       # dl2 train across processes and hosts: the Gloo headers torch's c10d includes
+  libyaml-cpp-dev   # the Kubernetes connector reads kubeconfig files
 )
 
 SUDO=""

@@ -11,12 +11,9 @@
 // client-certificate[-data] + client-key[-data]). Not supported (a clear error): exec and
 // auth-provider plugins, basic auth. Relative file paths are relative to the kubeconfig.
 //
-// The kubeconfig is read with a small YAML subset parser (no new dependency): block
-// mappings and sequences (also "key:" followed by "- item" at the same indentation),
-// plain, 'single' and "double" quoted scalars, '#' comments, '|' / '>' block scalars, and
-// "{}" / "[]" as empty collections. Other flow collections are kept as opaque text; anchors,
-// aliases, tags and multiple documents are not supported. Errors name the file, the line or
-// the key (e.g. "users[name=alice].user.client-key-data").
+// The kubeconfig is read with yaml-cpp (the first document of the file). Errors name the
+// file, and the line (a YAML syntax error) or the key (e.g.
+// "users[name=alice].user.client-key-data").
 
 #include <string>
 

@@ -486,7 +486,7 @@ users:
             << QStringLiteral("clusters[name=c].cluster.server is missing");
         QTest::newRow("bad indentation")
             << QStringLiteral("clusters:\n- name: c\n    bad: indent\n")
-            << QStringLiteral(":3: unexpected indentation");
+            << QStringLiteral(":3: illegal map value (column 8)"); // yaml-cpp's words
     }
     void kubeconfigErrors()
     {
