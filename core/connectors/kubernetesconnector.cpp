@@ -293,15 +293,29 @@ KubernetesClusterState KubernetesConnector::Impl::read()
     return s;
 }
 
-KubernetesClusterState parseClusterState(const KubernetesLists &lists, const ProfileSet &profiles,
-                                         double slotSeconds, int nowSlot)
-{
-    KubernetesClusterState s;
+namespace {
 
-    // Nodes.
-    std::map<QString, int> nodeIndex;
-    const QJsonArray nodes = lists.nodes.value(QStringLiteral("items")).toArray();
-    for (const auto &v : nodes) {
+// One training job as listed, before it is matched with its pods and a model profile.
+struct RawJob
+{
+    KubernetesTrainingJob job;
+    QJsonObject object;
+    bool succeeded = false;
+    double finishedAt = -1.0;
+    bool hasPs = false;
+};
+using RawJobs = std::map<std::string, RawJob>; // by jobKey
+
+int replicasOf(const QJsonObject &spec)
+{
+    return spec.value(QStringLiteral("replicas")).toInt(1); // the operators' default
+}
+
+// Nodes, by name: capacity from status.allocatable, schedulable when Ready and not cordoned.
+std::vector<KubernetesNode> readNodes(const QJsonObject &list)
+{
+    std::vector<KubernetesNode> nodes;
+    for (const auto &v : list.value(QStringLiteral("items")).toArray()) {
         const QJsonObject n = v.toObject();
         const QJsonObject alloc = obj(obj(n, "status"), "allocatable");
         KubernetesNode node;
@@ -310,151 +324,225 @@ KubernetesClusterState parseClusterState(const KubernetesLists &lists, const Pro
                                 milli(str(alloc, "nvidia.com/gpu")).value_or(0) / 1000, false);
         node.schedulable = conditionTrue(obj(n, "status"), "Ready", nullptr) &&
                            !obj(n, "spec").value(QStringLiteral("unschedulable")).toBool(false);
-        s.nodes.push_back(node);
+        nodes.push_back(node);
     }
-    std::sort(s.nodes.begin(), s.nodes.end(),
-              [](const auto &a, const auto &b) { return a.name < b.name; });
+    std::sort(nodes.begin(), nodes.end(), [](const auto &a, const auto &b) { return a.name < b.name; });
+    return nodes;
+}
+
+// A Volcano Job: PS and worker tasks named by annotations (default "ps" and "worker"),
+// finished by status.state.phase.
+void readVolcanoJob(const QJsonObject &o, RawJob &r)
+{
+    const QJsonObject ann = obj(obj(o, "metadata"), "annotations");
+    r.job.ref.psTask =
+        str(ann, "dl2.io/ps-task").isEmpty() ? "ps" : str(ann, "dl2.io/ps-task").toStdString();
+    r.job.ref.workerTask = str(ann, "dl2.io/worker-task").isEmpty()
+                               ? "worker"
+                               : str(ann, "dl2.io/worker-task").toStdString();
+    for (const auto &t : obj(o, "spec").value(QStringLiteral("tasks")).toArray()) {
+        const QJsonObject task = t.toObject();
+        const std::string name = str(task, "name").toStdString();
+        if (name == r.job.ref.psTask) {
+            r.hasPs = true;
+            r.job.target.ps = replicasOf(task);
+        } else if (name == r.job.ref.workerTask) {
+            r.job.target.workers = replicasOf(task);
+        }
+    }
+    const QJsonObject state = obj(obj(o, "status"), "state");
+    const QString phase = str(state, "phase");
+    r.succeeded = phase == QLatin1String("Completed");
+    r.job.failed = phase == QLatin1String("Failed") || phase == QLatin1String("Aborted") ||
+                   phase == QLatin1String("Terminated");
+    if (r.succeeded)
+        r.finishedAt = unixSeconds(str(state, "lastTransitionTime"));
+}
+
+// A Kubeflow PyTorchJob / TFJob: Worker and PS replica specs, finished by its conditions.
+void readKubeflowJob(Kind kind, const QJsonObject &o, RawJob &r)
+{
+    const QJsonObject status = obj(o, "status");
+    const QJsonObject specs =
+        obj(obj(o, "spec"), kind == Kind::PyTorchJob ? "pytorchReplicaSpecs" : "tfReplicaSpecs");
+    if (specs.contains(QStringLiteral("Worker")))
+        r.job.target.workers = replicasOf(obj(specs, "Worker"));
+    r.hasPs = specs.contains(QStringLiteral("PS"));
+    if (r.hasPs)
+        r.job.target.ps = replicasOf(obj(specs, "PS"));
+    r.succeeded = conditionTrue(status, "Succeeded", &r.finishedAt);
+    r.job.failed = conditionTrue(status, "Failed", nullptr);
+    if (r.succeeded && !str(status, "completionTime").isEmpty())
+        r.finishedAt = unixSeconds(str(status, "completionTime"));
+}
+
+void readJobs(Kind kind, const QJsonObject &list, RawJobs &raws)
+{
+    for (const auto &v : list.value(QStringLiteral("items")).toArray()) {
+        const QJsonObject o = v.toObject();
+        const QJsonObject md = obj(o, "metadata");
+        RawJob r;
+        r.object = o;
+        r.job.ref.kind = kind;
+        r.job.ref.ns = str(md, "namespace").toStdString();
+        r.job.ref.name = str(md, "name").toStdString();
+        if (kind == Kind::VolcanoJob)
+            readVolcanoJob(o, r);
+        else
+            readKubeflowJob(kind, o, r);
+        raws[jobKey(kind, str(md, "namespace"), str(md, "name"))] = std::move(r);
+    }
+}
+
+// The job a pod belongs to (nullptr: none listed) and its role ("ps", "worker" or other).
+struct PodOwner
+{
+    RawJob *job = nullptr;
+    QString role;
+};
+
+PodOwner volcanoPodOwner(const QJsonObject &md, RawJobs &raws)
+{
+    const QJsonObject labels = obj(md, "labels");
+    const auto it = raws.find(
+        jobKey(Kind::VolcanoJob, str(md, "namespace"), str(labels, "volcano.sh/job-name")));
+    if (it == raws.end())
+        return {};
+    QString task = str(labels, "volcano.sh/task-spec");
+    if (task.isEmpty())
+        task = str(obj(md, "annotations"), "volcano.sh/task-spec");
+    const KubernetesJobRef &ref = it->second.job.ref;
+    return {&it->second, task.toStdString() == ref.psTask       ? QStringLiteral("ps")
+                         : task.toStdString() == ref.workerTask ? QStringLiteral("worker")
+                                                                : QString()};
+}
+
+PodOwner kubeflowPodOwner(const QJsonObject &md, RawJobs &raws)
+{
+    const QJsonObject labels = obj(md, "labels");
+    const QString name = str(labels, "training.kubeflow.org/job-name");
+    QString owner;
+    for (const auto &ref : md.value(QStringLiteral("ownerReferences")).toArray())
+        owner = str(ref.toObject(), "kind");
+    PodOwner result;
+    for (Kind kind : {Kind::PyTorchJob, Kind::TFJob}) {
+        const auto it = raws.find(jobKey(kind, str(md, "namespace"), name));
+        if (it != raws.end() && (owner.isEmpty() || owner == QLatin1String(kindName(kind))))
+            result.job = &it->second;
+    }
+    result.role = str(labels, "training.kubeflow.org/replica-type").toLower();
+    if (result.role.isEmpty())
+        result.role = str(labels, "replica-type").toLower();
+    return result;
+}
+
+using NodeRequests = std::map<QString, std::pair<long long, long long>>; // cpu milli, GPUs
+
+// Training pods -> node usage (running and pending), and running workers/PSs with their
+// placement.
+void readPods(const QJsonObject &list, bool volcano, const std::map<QString, int> &nodeIndex,
+              RawJobs &raws, NodeRequests &nodeRequests)
+{
+    for (const auto &v : list.value(QStringLiteral("items")).toArray()) {
+        const QJsonObject p = v.toObject();
+        const QJsonObject md = obj(p, "metadata");
+        const QString phase = str(obj(p, "status"), "phase");
+        const QString nodeName = str(obj(p, "spec"), "nodeName");
+        if (phase != QLatin1String("Running") && phase != QLatin1String("Pending"))
+            continue;
+        const auto [cpu, gpu] = podRequests(p);
+        if (!nodeName.isEmpty()) {
+            nodeRequests[nodeName].first += cpu;
+            nodeRequests[nodeName].second += gpu;
+        }
+        const PodOwner owner = volcano ? volcanoPodOwner(md, raws) : kubeflowPodOwner(md, raws);
+        if (!owner.job || phase != QLatin1String("Running"))
+            continue;
+        JobState &st = owner.job->job.state;
+        const auto node = nodeIndex.find(nodeName);
+        const int index = node == nodeIndex.end() ? -1 : node->second;
+        st.usage = st.usage + slotsOf(cpu, gpu, true);
+        if (owner.role == QLatin1String("ps")) {
+            ++st.ps;
+            st.tasks.push_back({index, TaskRole::Ps});
+        } else if (owner.role == QLatin1String("worker")) {
+            ++st.workers;
+            st.tasks.push_back({index, TaskRole::Worker});
+        } // master / chief / evaluator: usage only (the scale subresource moves workers)
+    }
+}
+
+// Why a listed job is not managed ("" = it is): a known model profile and a unique id.
+std::string unmanagedReason(const QJsonObject &ann, const QString &model,
+                            const std::optional<int> &type, bool idOk, int id,
+                            const std::map<int, std::string> &ids)
+{
+    if (model.isEmpty())
+        return "no dl2.io/model annotation";
+    if (!type)
+        return "model '" + model.toStdString() + "' is not a known profile";
+    if (!idOk || id < 0)
+        return "dl2.io/job-id '" + str(ann, "dl2.io/job-id").toStdString() + "' is not an id";
+    if (ids.count(id))
+        return "job id " + std::to_string(id) + " already used by " + ids.at(id);
+    return {};
+}
+
+// The managed job of a listed one with its profile `type` and `id`.
+KubernetesTrainingJob managedJob(const RawJob &r, const QJsonObject &ann, const QString &model,
+                                 int type, int id, double slotSeconds, int nowSlot)
+{
+    KubernetesTrainingJob job = r.job;
+    job.model = model.toStdString();
+    JobState &st = job.state;
+    st.id = id;
+    st.type = type;
+    const double created = unixSeconds(str(obj(r.object, "metadata"), "creationTimestamp"));
+    st.arrivalSlot = created < 0 ? nowSlot : static_cast<int>(std::floor(created / slotSeconds));
+    bool ok = false;
+    const double total = str(ann, "dl2.io/total-epochs").toDouble(&ok);
+    st.totalEpochs = st.estimatedEpochs = ok && total > 0 ? total : 1.0;
+    const double done = str(ann, "dl2.io/done-epochs").toDouble(&ok);
+    st.doneEpochs = ok ? std::clamp(done, 0.0, st.totalEpochs) : 0.0;
+    st.prevWorkers = st.workers;
+    st.prevPs = st.ps;
+    if (r.succeeded) {
+        st.status = JobStatus::Finished;
+        st.doneEpochs = st.totalEpochs;
+        st.finishTime = r.finishedAt >= 0 ? r.finishedAt / slotSeconds : nowSlot;
+    } else {
+        // PyTorchJobs (and jobs without a PS task) run with workers alone.
+        st.status =
+            st.workers > 0 && (st.ps > 0 || !r.hasPs) ? JobStatus::Running : JobStatus::Queued;
+    }
+    return job;
+}
+
+} // namespace
+
+KubernetesClusterState parseClusterState(const KubernetesLists &lists, const ProfileSet &profiles,
+                                         double slotSeconds, int nowSlot)
+{
+    KubernetesClusterState s;
+    s.nodes = readNodes(lists.nodes);
+    std::map<QString, int> nodeIndex;
     for (size_t i = 0; i < s.nodes.size(); ++i)
         nodeIndex[QString::fromStdString(s.nodes[i].name)] = static_cast<int>(i);
 
-    // Training jobs.
-    struct Raw
-    {
-        KubernetesTrainingJob job;
-        QJsonObject object;
-        bool succeeded = false;
-        double finishedAt = -1.0;
-        bool hasPs = false;
-    };
-    std::map<std::string, Raw> raws; // by jobKey
-    auto collect = [&](Kind kind, const QJsonObject &list) {
-        for (const auto &v : list.value(QStringLiteral("items")).toArray()) {
-            const QJsonObject o = v.toObject();
-            const QJsonObject md = obj(o, "metadata"), spec = obj(o, "spec"),
-                              status = obj(o, "status");
-            Raw r;
-            r.object = o;
-            r.job.ref.kind = kind;
-            r.job.ref.ns = str(md, "namespace").toStdString();
-            r.job.ref.name = str(md, "name").toStdString();
-            const QJsonObject ann = obj(md, "annotations");
-            auto replicas = [](const QJsonObject &spec) {
-                return spec.value(QStringLiteral("replicas")).toInt(1); // the operators' default
-            };
-            if (kind == Kind::VolcanoJob) {
-                r.job.ref.psTask = str(ann, "dl2.io/ps-task").isEmpty()
-                                       ? "ps"
-                                       : str(ann, "dl2.io/ps-task").toStdString();
-                r.job.ref.workerTask = str(ann, "dl2.io/worker-task").isEmpty()
-                                           ? "worker"
-                                           : str(ann, "dl2.io/worker-task").toStdString();
-                for (const auto &t : spec.value(QStringLiteral("tasks")).toArray()) {
-                    const QJsonObject task = t.toObject();
-                    const std::string name = str(task, "name").toStdString();
-                    if (name == r.job.ref.psTask) {
-                        r.hasPs = true;
-                        r.job.target.ps = replicas(task);
-                    } else if (name == r.job.ref.workerTask) {
-                        r.job.target.workers = replicas(task);
-                    }
-                }
-                const QJsonObject state = obj(status, "state");
-                const QString phase = str(state, "phase");
-                r.succeeded = phase == QLatin1String("Completed");
-                r.job.failed = phase == QLatin1String("Failed") ||
-                               phase == QLatin1String("Aborted") ||
-                               phase == QLatin1String("Terminated");
-                if (r.succeeded)
-                    r.finishedAt = unixSeconds(str(state, "lastTransitionTime"));
-            } else {
-                const QJsonObject specs =
-                    obj(spec, kind == Kind::PyTorchJob ? "pytorchReplicaSpecs" : "tfReplicaSpecs");
-                if (specs.contains(QStringLiteral("Worker")))
-                    r.job.target.workers = replicas(obj(specs, "Worker"));
-                r.hasPs = specs.contains(QStringLiteral("PS"));
-                if (r.hasPs)
-                    r.job.target.ps = replicas(obj(specs, "PS"));
-                r.succeeded = conditionTrue(status, "Succeeded", &r.finishedAt);
-                r.job.failed = conditionTrue(status, "Failed", nullptr);
-                if (r.succeeded && !str(status, "completionTime").isEmpty())
-                    r.finishedAt = unixSeconds(str(status, "completionTime"));
-            }
-            raws[jobKey(kind, str(md, "namespace"), str(md, "name"))] = std::move(r);
-        }
-    };
-    collect(Kind::PyTorchJob, lists.pytorchJobs);
-    collect(Kind::TFJob, lists.tfJobs);
-    collect(Kind::VolcanoJob, lists.volcanoJobs);
+    RawJobs raws;
+    readJobs(Kind::PyTorchJob, lists.pytorchJobs, raws);
+    readJobs(Kind::TFJob, lists.tfJobs, raws);
+    readJobs(Kind::VolcanoJob, lists.volcanoJobs, raws);
 
-    // Training pods -> node usage, and running workers/PSs with their placement.
-    std::map<QString, std::pair<long long, long long>> nodeRequests;
-    auto pods = [&](const QJsonObject &list, bool volcano) {
-        for (const auto &v : list.value(QStringLiteral("items")).toArray()) {
-            const QJsonObject p = v.toObject();
-            const QJsonObject md = obj(p, "metadata"), labels = obj(md, "labels");
-            const QString phase = str(obj(p, "status"), "phase");
-            const QString nodeName = str(obj(p, "spec"), "nodeName");
-            if (phase != QLatin1String("Running") && phase != QLatin1String("Pending"))
-                continue;
-            const auto [cpu, gpu] = podRequests(p);
-            if (!nodeName.isEmpty()) {
-                nodeRequests[nodeName].first += cpu;
-                nodeRequests[nodeName].second += gpu;
-            }
-            Raw *raw = nullptr;
-            const QString ns = str(md, "namespace");
-            QString role;
-            if (volcano) {
-                const auto it =
-                    raws.find(jobKey(Kind::VolcanoJob, ns, str(labels, "volcano.sh/job-name")));
-                raw = it == raws.end() ? nullptr : &it->second;
-                QString task = str(labels, "volcano.sh/task-spec");
-                if (task.isEmpty())
-                    task = str(obj(md, "annotations"), "volcano.sh/task-spec");
-                if (raw)
-                    role = task.toStdString() == raw->job.ref.psTask ? QStringLiteral("ps")
-                           : task.toStdString() == raw->job.ref.workerTask
-                               ? QStringLiteral("worker")
-                               : QString();
-            } else {
-                const QString name = str(labels, "training.kubeflow.org/job-name");
-                QString owner;
-                for (const auto &ref : md.value(QStringLiteral("ownerReferences")).toArray())
-                    owner = str(ref.toObject(), "kind");
-                for (Kind kind : {Kind::PyTorchJob, Kind::TFJob}) {
-                    const auto it = raws.find(jobKey(kind, ns, name));
-                    if (it != raws.end() &&
-                        (owner.isEmpty() || owner == QLatin1String(kindName(kind))))
-                        raw = &it->second;
-                }
-                role = str(labels, "training.kubeflow.org/replica-type").toLower();
-                if (role.isEmpty())
-                    role = str(labels, "replica-type").toLower();
-            }
-            if (!raw || phase != QLatin1String("Running"))
-                continue;
-            JobState &st = raw->job.state;
-            const auto node = nodeIndex.find(nodeName);
-            const int index = node == nodeIndex.end() ? -1 : node->second;
-            st.usage = st.usage + slotsOf(cpu, gpu, true);
-            if (role == QLatin1String("ps")) {
-                ++st.ps;
-                st.tasks.push_back({index, TaskRole::Ps});
-            } else if (role == QLatin1String("worker")) {
-                ++st.workers;
-                st.tasks.push_back({index, TaskRole::Worker});
-            } // master / chief / evaluator: usage only (the scale subresource moves workers)
-        }
-    };
-    pods(lists.kubeflowPods, false);
-    pods(lists.volcanoPods, true);
+    NodeRequests nodeRequests;
+    readPods(lists.kubeflowPods, false, nodeIndex, raws, nodeRequests);
+    readPods(lists.volcanoPods, true, nodeIndex, raws, nodeRequests);
     for (auto &node : s.nodes) {
         const auto it = nodeRequests.find(QString::fromStdString(node.name));
         if (it != nodeRequests.end())
             node.usage = slotsOf(it->second.first, it->second.second, true);
     }
 
-    // Managed jobs: a known model profile, a unique id.
     std::map<int, std::string> ids;
     for (auto &[key, r] : raws) {
         const QJsonObject md = obj(r.object, "metadata");
@@ -462,50 +550,18 @@ KubernetesClusterState parseClusterState(const KubernetesLists &lists, const Pro
         QString model = str(ann, "dl2.io/model");
         if (model.isEmpty())
             model = str(obj(md, "labels"), "dl2.io/model");
-        std::string why;
         const auto type = profiles.indexOf(model.toStdString());
         bool idOk = true;
         int id = stableId(key);
         if (ann.contains(QStringLiteral("dl2.io/job-id")))
             id = str(ann, "dl2.io/job-id").toInt(&idOk);
-        if (model.isEmpty())
-            why = "no dl2.io/model annotation";
-        else if (!type)
-            why = "model '" + model.toStdString() + "' is not a known profile";
-        else if (!idOk || id < 0)
-            why = "dl2.io/job-id '" + str(ann, "dl2.io/job-id").toStdString() + "' is not an id";
-        else if (ids.count(id))
-            why = "job id " + std::to_string(id) + " already used by " + ids[id];
+        const std::string why = unmanagedReason(ann, model, type, idOk, id, ids);
         if (!why.empty()) {
             s.unmanaged.push_back(key + ": " + why);
             continue;
         }
         ids[id] = key;
-        KubernetesTrainingJob job = r.job;
-        job.model = model.toStdString();
-        JobState &st = job.state;
-        st.id = id;
-        st.type = *type;
-        const double created = unixSeconds(str(md, "creationTimestamp"));
-        st.arrivalSlot =
-            created < 0 ? nowSlot : static_cast<int>(std::floor(created / slotSeconds));
-        bool ok = false;
-        const double total = str(ann, "dl2.io/total-epochs").toDouble(&ok);
-        st.totalEpochs = st.estimatedEpochs = ok && total > 0 ? total : 1.0;
-        const double done = str(ann, "dl2.io/done-epochs").toDouble(&ok);
-        st.doneEpochs = ok ? std::clamp(done, 0.0, st.totalEpochs) : 0.0;
-        st.prevWorkers = st.workers;
-        st.prevPs = st.ps;
-        if (r.succeeded) {
-            st.status = JobStatus::Finished;
-            st.doneEpochs = st.totalEpochs;
-            st.finishTime = r.finishedAt >= 0 ? r.finishedAt / slotSeconds : nowSlot;
-        } else {
-            // PyTorchJobs (and jobs without a PS task) run with workers alone.
-            st.status =
-                st.workers > 0 && (st.ps > 0 || !r.hasPs) ? JobStatus::Running : JobStatus::Queued;
-        }
-        s.jobs.push_back(std::move(job));
+        s.jobs.push_back(managedJob(r, ann, model, *type, id, slotSeconds, nowSlot));
     }
     std::sort(s.jobs.begin(), s.jobs.end(), [](const auto &a, const auto &b) {
         return std::pair(a.state.arrivalSlot, a.state.id) <
