@@ -180,7 +180,7 @@ int DecisionGate::open(const ClusterView &view, const std::vector<Allocation> &p
     m_slot = view.nextSlot;
     m_entries = std::move(entries);
     m_open = true;
-    m_deadline = std::chrono::steady_clock::now() + m_options.reviewDeadline;
+    m_deadline = now() + m_options.reviewDeadline;
     return static_cast<int>(m_entries.size());
 }
 
@@ -352,10 +352,15 @@ void DecisionGate::approveAll()
         perform(std::move(after), "approve all");
 }
 
+std::chrono::steady_clock::time_point DecisionGate::now() const
+{
+    return m_options.clock ? m_options.clock() : std::chrono::steady_clock::now();
+}
+
 int DecisionGate::resolveDeadline(bool force)
 {
     requireOpen();
-    if (!force && std::chrono::steady_clock::now() < m_deadline)
+    if (!force && now() < m_deadline)
         return 0;
     int n = 0;
     std::optional<AuditLog::Batch> batch;

@@ -13,6 +13,7 @@
 #include "modelprofile.h"
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -76,6 +77,8 @@ public:
         std::chrono::milliseconds reviewDeadline{60'000};
         DeadlineDefault atDeadline = DeadlineDefault::KeepCurrent;
         std::string actor; // OS user for operator actions (default: AuditLog::osUser())
+        // The time the review deadline is measured on (tests step it; empty = steady_clock).
+        std::function<std::chrono::steady_clock::time_point()> clock;
     };
 
     explicit DecisionGate(Options options, ProfileSet profiles = ProfileSet::reference());
@@ -137,6 +140,7 @@ private:
     std::map<int, Allocation> targetsAfterBatch(int index, const Allocation *to) const;
     // Caps, cluster totals, and per-node fit under the cluster's placement rule.
     void checkCapacity(int index, const Allocation &to) const;
+    std::chrono::steady_clock::time_point now() const;
 
     Options m_options;
     ProfileSet m_profiles;

@@ -138,13 +138,17 @@ private Q_SLOTS:
         o.mode = GateMode::Review;
         o.reviewDeadline = std::chrono::milliseconds(50);
         o.atDeadline = apply ? DeadlineDefault::Apply : DeadlineDefault::KeepCurrent;
+        auto now = std::chrono::steady_clock::time_point{} + std::chrono::hours(1);
+        o.clock = [&now] { return now; };
         DecisionGate gate(o);
         gate.open(fixture(), sizes({{1, 2}, {3, 3}, {2, 2}}), "run");
         QCOMPARE(gate.pending(), 2);
         QVERIFY_THROWS_EXCEPTION(Error, gate.commit());
         gate.reject("run/5/1");
         QCOMPARE(gate.resolveDeadline(), 0); // not yet
-        QTest::qWait(100);
+        now += std::chrono::milliseconds(49);
+        QCOMPARE(gate.resolveDeadline(), 0); // 1 ms before the deadline
+        now += std::chrono::milliseconds(1);
         QCOMPARE(gate.resolveDeadline(), 1);
         const auto approved = gate.commit();
         QCOMPARE(approved.size(), size_t(apply ? 1 : 0));
