@@ -43,7 +43,6 @@ void Settings::setValue(const QString &key, const QVariant &value)
     if (m_settings->contains(key) && m_settings->value(key) == value)
         return;
     m_settings->setValue(key, value);
-    Q_EMIT changed(key);
 }
 
 void Settings::sync()

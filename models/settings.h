@@ -1,7 +1,8 @@
 #pragma once
 // Typed access to the console's persistent settings (QSettings underneath). One getter and
-// one setter per key; changed() is emitted only when a value really changes. Widgets never
-// touch QSettings keys directly.
+// one setter per key (a setter that changes nothing writes nothing). Widgets never touch
+// QSettings keys directly. Nothing listens for changes: every reader asks when it needs a
+// value (the console reads them at start, writes them as the user changes them).
 
 #include <QByteArray>
 #include <QObject>
@@ -53,9 +54,6 @@ public:
     void setPresentationViews(const QStringList &value);
 
     void sync();
-
-Q_SIGNALS:
-    void changed(const QString &key);
 
 private:
     QVariant value(const QString &key, const QVariant &fallback) const;

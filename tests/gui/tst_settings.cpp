@@ -3,7 +3,6 @@
 #include "settings.h"
 #include "viewrefresher.h"
 
-#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QWidget>
@@ -15,7 +14,6 @@ class TestSettings : public QObject
     Q_OBJECT
 private Q_SLOTS:
     void defaultsAndRoundTrip();
-    void changedOnlyOnRealChange();
     void refresherBatchesAndSkipsHiddenViews();
 };
 
@@ -55,18 +53,6 @@ void TestSettings::defaultsAndRoundTrip()
     QCOMPARE(again.nodes(), 120);
     again.setSpeedModel(QStringLiteral("no-such-model")); // a hand-edited file: the default
     QCOMPARE(again.speedModel(), u"rbf"_qs);
-}
-
-void TestSettings::changedOnlyOnRealChange()
-{
-    QTemporaryDir dir;
-    Settings s(dir.filePath(QStringLiteral("s.ini")));
-    QSignalSpy spy(&s, &Settings::changed);
-    s.setSeed(3);
-    s.setSeed(3);
-    s.setPolicy(QStringLiteral("drf"));
-    s.setPolicy(QStringLiteral("drf"));
-    QCOMPARE(spy.count(), 2);
 }
 
 void TestSettings::refresherBatchesAndSkipsHiddenViews()
