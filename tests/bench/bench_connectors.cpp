@@ -3,6 +3,7 @@
 // for several batch sizes, single-decision round-trip latency, and proposal-to-acknowledgment
 // latency of the full operating loop (policy, gate, SQLite audit log with synchronous=FULL,
 // gRPC apply) p50/p99. Prints figures; not a test.
+#include "benchstats.h"
 #include "agentserver.h"
 #include "auditlog.h"
 #include "grpcconnector.h"
@@ -24,15 +25,7 @@ using namespace dl2;
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-double percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1,
-                      static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
-}
+using dl2bench::percentile;
 
 struct Server
 {

@@ -4,6 +4,7 @@
 // --json FILE writes {slots_per_second, frame_ms{p50,p95}, seek_ms{p50,max}, rss_mb, ...}.
 // Not a test: no timed assertions.
 
+#include "benchstats.h"
 #include "consolesession.h"
 #include "mainwindow.h"
 #include "scheduler.h"
@@ -27,15 +28,7 @@
 using namespace dl2console;
 
 namespace {
-double percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
-    return v[i];
-}
-
+using dl2bench::percentile;
 double memoryMb(const char *key)
 {
     QFile f(QStringLiteral("/proc/self/status"));

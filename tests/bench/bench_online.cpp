@@ -7,6 +7,7 @@
 //     sampling on the same live states with the same random numbers).
 // Usage: bench_online [--scenario S] [--slots N] [--updates U] [--json FILE]
 // Prints figures and writes JSON; it asserts nothing about time.
+#include "benchstats.h"
 #include "agentserver.h"
 #include "auditlog.h"
 #include "decisiongate.h"
@@ -29,14 +30,7 @@
 using namespace dl2;
 
 namespace {
-
-double percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    return v[std::min(v.size() - 1, size_t(p * double(v.size() - 1) + 0.5))];
-}
+using dl2bench::percentile;
 
 // The reward the cluster reported for each slot, from the snapshots.
 class RewardRecorder final : public SlotObserver

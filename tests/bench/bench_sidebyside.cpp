@@ -5,6 +5,7 @@
 // --json FILE writes {seek_ms{p50,p95,max}, pair_slots_per_second, frame_ms{p50,p95},
 // export_frames_per_second, ...}. Not a test: no timed assertions.
 
+#include "benchstats.h"
 #include "consolesession.h"
 #include "instructortools.h"
 #include "lockstepreplay.h"
@@ -33,15 +34,7 @@
 using namespace dl2console;
 
 namespace {
-double percentile(std::vector<double> v, double p)
-{
-    if (v.empty())
-        return 0.0;
-    std::sort(v.begin(), v.end());
-    const size_t i = std::min(v.size() - 1, static_cast<size_t>(p * (v.size() - 1) + 0.5));
-    return v[i];
-}
-
+using dl2bench::percentile;
 double processCpuMs()
 {
     timespec ts{};
