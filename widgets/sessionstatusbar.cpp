@@ -2,6 +2,7 @@
 
 #include <QFileInfo>
 #include <QLabel>
+#include <QStringList>
 
 namespace dl2console {
 
@@ -54,12 +55,15 @@ void SessionStatusBar::setSnapshot(const dl2::SlotSnapshot &s, double slotSecond
 
 void SessionStatusBar::setRun(const QString &speedModel, int nodes, const QString &checkpoint)
 {
-    QString text = tr("speeds: %1").arg(speedModel);
+    // A cluster behind an agent has no speed model of ours: the part is left out.
+    QStringList parts;
+    if (!speedModel.isEmpty())
+        parts << tr("speeds: %1").arg(speedModel);
     if (nodes > 0)
-        text += tr(" · %1 nodes").arg(nodes);
+        parts << tr("%1 nodes").arg(nodes);
     if (!checkpoint.isEmpty())
-        text += tr(" · policy %1").arg(QFileInfo(checkpoint).fileName());
-    m_run->setText(text);
+        parts << tr("policy %1").arg(QFileInfo(checkpoint).fileName());
+    m_run->setText(parts.join(QStringLiteral(" · ")));
 }
 
 QString SessionStatusBar::runText() const

@@ -232,6 +232,9 @@ void TestConsoleAgent::attachMidRunAndScrubBackWhileLive()
     QVERIFY(!shownInToolBar(tb->scenarioBox()));
     QVERIFY(!shownInToolBar(tb->seedBox()));
     QVERIFY(!shownInToolBar(tb->nodesBox()));
+    // An agent's cluster has no speed model of ours: the status bar names none.
+    QVERIFY2(!m_window->sessionStatusBar()->runText().contains(QStringLiteral("speeds")),
+             qPrintable(m_window->sessionStatusBar()->runText()));
     QVERIFY(!tb->openTraceAction()->isEnabled());
     QVERIFY(!tb->backToLiveAction()->isEnabled()); // already live
     QTest::qWait(200);
