@@ -21,7 +21,8 @@ LockstepReplay::LockstepReplay(QObject *parent) : QObject(parent)
         connect(s, &ConsoleSession::errorOccurred, this, [this, side](const QString &message) {
             setPlaying(false);
             m_target = -1;
-            Q_EMIT errorOccurred(tr("%1: %2").arg(policy(side), message));
+            m_error = tr("%1: %2").arg(policy(side), message);
+            Q_EMIT errorOccurred(m_error);
         });
     }
     m_playTimer.setTimerType(Qt::PreciseTimer);
@@ -38,6 +39,7 @@ void LockstepReplay::load(const SessionSetup &trace, const QString &leftPolicy,
     m_slot = -1;
     m_target = 0;
     m_loaded = {false, false};
+    m_error.clear();
     for (auto &s : m_shown)
         s = {};
     for (auto &d : m_shownDecisions)
@@ -188,19 +190,15 @@ bool LockstepReplay::waitForSlot(int slot, int timeoutMs)
 {
     QElapsedTimer clock;
     clock.start();
-    bool failed = false;
-    const QMetaObject::Connection c =
-        connect(this, &LockstepReplay::errorOccurred, this, [&failed] { failed = true; });
     auto wanted = [&] { return runComplete() ? std::min(slot, lastKnownSlot()) : slot; };
     auto reached = [&] { return isIdle() && m_slot >= 0 && m_slot == wanted(); };
-    while (!reached() && !failed && clock.elapsed() < timeoutMs) {
+    while (!reached() && m_error.isEmpty() && clock.elapsed() < timeoutMs) {
         if (isIdle() && isLoaded() && m_slot != wanted())
             seek(slot);
         QEventLoop loop;
         QTimer::singleShot(5, &loop, &QEventLoop::quit);
         loop.exec();
     }
-    disconnect(c);
     return reached();
 }
 

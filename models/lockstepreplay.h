@@ -57,9 +57,12 @@ public:
     void setSpeed(double slotsPerSecond);
     double speed() const { return m_speed; }
 
-    // Local event loop until both sides show `slot` (clamped to the runs) or the timeout
-    // passes. For the CLI export, tests and benchmarks.
+    // Local event loop until both sides show `slot` (clamped to the runs), a side fails (also
+    // before the call: a run that failed to load never shows a slot) or the timeout passes.
+    // For the CLI export, tests and benchmarks.
     bool waitForSlot(int slot, int timeoutMs = 60000);
+    // The last error of the current load ("" when none).
+    const QString &error() const { return m_error; }
 
 Q_SIGNALS:
     void loadStarted();
@@ -84,6 +87,7 @@ private:
     int m_target = -1;
     bool m_playing = false;
     double m_speed = 2.0;
+    QString m_error; // of the current load
 };
 
 } // namespace dl2console

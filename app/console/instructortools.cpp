@@ -272,10 +272,12 @@ void InstructorTools::togglePresentation()
 bool InstructorTools::showSlot(int slot, QString *error)
 {
     bool ok;
+    QString failure;
     if (sideBySideShown()) {
         LockstepReplay *r = m_page->replay();
         r->setPlaying(false);
         ok = r->waitForSlot(slot, 120000);
+        failure = r->error();
         m_page->refresher()->flush();
     } else {
         ConsoleSession *s = m_window->session();
@@ -284,7 +286,8 @@ bool InstructorTools::showSlot(int slot, QString *error)
         m_window->refresher()->flush();
     }
     if (!ok) {
-        *error = tr("timed out reaching slot %1").arg(slot);
+        *error = failure.isEmpty() ? tr("timed out reaching slot %1").arg(slot)
+                                   : tr("slot %1: %2").arg(slot).arg(failure);
         return false;
     }
     m_presentation->refreshCaptions();

@@ -12,6 +12,7 @@
 #include "simulator.h"
 #include "slotcaption.h"
 
+#include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
@@ -238,6 +239,13 @@ void TestLockstepReplay::errorNamesThePolicy()
     QVERIFY2(first.contains(kLeft) && first.contains(kRight), qPrintable(first));
     QVERIFY2(first.contains(u"trace.csv"_qs), qPrintable(first));
     QVERIFY(!replay.waitForSlot(0, 200));
+    // The failure is kept: a wait that starts after it returns at once, not at its timeout
+    // (the headless export used to sit out 120 s per slot on a policy that failed to load).
+    QVERIFY2(replay.error().contains(u"trace.csv"_qs), qPrintable(replay.error()));
+    QElapsedTimer waited;
+    waited.start();
+    QVERIFY(!replay.waitForSlot(0, 60000));
+    QVERIFY2(waited.elapsed() < 30000, qPrintable(QString::number(waited.elapsed())));
 }
 
 void TestLockstepReplay::captionsSayWhatHappened()
