@@ -84,6 +84,14 @@ struct ArchiveDeleter
 };
 using ArchivePtr = std::unique_ptr<archive, ArchiveDeleter>;
 
+// libarchive leaves the message null for some failures (a damaged zip header found by the
+// fuzzer): never build a std::string from it directly.
+std::string archiveError(archive *a)
+{
+    const char *message = archive_error_string(a);
+    return message && *message ? message : "unknown libarchive error";
+}
+
 ArchivePtr openArchive(const std::string &path)
 {
     ArchivePtr a(archive_read_new());
@@ -99,7 +107,7 @@ ArchivePtr openArchive(const std::string &path)
     archive_read_support_format_rar5(a.get());
     archive_read_support_format_raw(a.get());
     if (archive_read_open_filename(a.get(), path.c_str(), 1 << 16) != ARCHIVE_OK)
-        throw Error(path + ": cannot read as an archive: " + archive_error_string(a.get()));
+        throw Error(path + ": cannot read as an archive: " + archiveError(a.get()));
     return a;
 }
 
@@ -112,7 +120,7 @@ bool nextFile(archive *a, const std::string &path, std::string &name)
         if (rc == ARCHIVE_EOF)
             return false;
         if (rc < ARCHIVE_WARN)
-            throw Error(path + ": damaged archive: " + archive_error_string(a));
+            throw Error(path + ": damaged archive: " + archiveError(a));
         if (archive_entry_filetype(entry) != AE_IFREG)
             continue;
         const char *p = archive_entry_pathname(entry);
@@ -165,7 +173,7 @@ struct TraceInput::Source
                 return 0;
             }
             if (rc < ARCHIVE_WARN) {
-                error = archive_error_string(archive.get());
+                error = archiveError(archive.get());
                 ended = true;
                 return 0;
             }
