@@ -166,6 +166,8 @@ bool OperatingLoop::openSlot()
     if (m_observer)
         m_observer->beforePlan(m_view);
     const std::vector<Allocation> proposals = m_planner.plan(m_view);
+    if (m_observer)
+        m_observer->afterPlan();
     s.decisionMs.push_back(std::chrono::duration<double, std::milli>(
                                std::chrono::steady_clock::now() - m_proposedAt)
                                .count());

@@ -64,6 +64,8 @@ public:
     // Before the policy plans view.nextSlot; view.reward is the reward the cluster reported
     // for the slot before. The time spent here counts as decision latency.
     virtual void beforePlan(const ClusterView &view) { (void)view; }
+    // The policy has planned (its proposals are made): a learner may use the CPU again.
+    virtual void afterPlan() {}
     // The batch of `planned.nextSlot` was committed and sent, and the slot ran: the view the
     // policy planned on and the gate's final entries (verdicts, overrides).
     virtual void afterSlot(const ClusterView &planned, const std::vector<GateEntry> &entries)

@@ -6,17 +6,21 @@
 #include "experience.h"
 #include "fileio.h"
 #include "learner.h"
+#include "onlineacting.h"
 #include "policyplanner.h"
 
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <condition_variable>
 #include <deque>
 #include <map>
+#include <malloc.h>
 #include <mutex>
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <thread>
@@ -152,12 +156,12 @@ struct OnlineLearner::Impl
 
     // The slot in flight: samples of the acting policy, then (afterSlot) its view, allocation
     // and whether the operators left it as proposed; its reward comes with the next snapshot.
-    std::vector<Sample> current;
+    ActingTrace current;
     struct Pending
     {
         ClusterView view;
         std::vector<Allocation> applied;
-        std::vector<Sample> samples;
+        ActingTrace trace;
         bool used = true;
         double reference = 0.0;
         double mirror = 0.0;
@@ -167,10 +171,18 @@ struct OnlineLearner::Impl
     std::deque<std::pair<double, double>> rolling; // (live, reference)
     std::deque<int> rollingVersions;
 
-    // Learner thread.
+    // Learner thread. A slot's samples get their returns there (the counterfactual credit
+    // costs a speed-model evaluation per job and sample: off the decision's path).
+    struct SlotWork
+    {
+        ClusterView view;
+        std::vector<Allocation> applied;
+        ActingTrace trace;
+        double reward = 0.0;
+    };
     struct Work
     {
-        std::vector<Sample> fresh;
+        std::vector<SlotWork> slots;
         int version = 0; // to publish
         size_t curveIndex = 0;
     };
@@ -188,6 +200,10 @@ struct OnlineLearner::Impl
     std::optional<Result> result;
     bool busy = false;
     bool stop = false;
+    // A decision is being made (beforePlan .. afterPlan): the learner thread does not start
+    // an update step meanwhile, so the decision has the CPU to itself (2 cores, shared).
+    bool deciding = false;
+    Clock::time_point decidingSince;
     int submitted = 0;
     Clock::time_point workStarted;
     std::string threadError;
@@ -198,12 +214,30 @@ struct OnlineLearner::Impl
     double advantageStd = 1.0, taskStd = 1.0;
     bool advantageStdSet = false, taskStdSet = false;
 
+    // The console's learner process: the samples and version of a slot acted elsewhere.
+    std::optional<int> actedVersion;
+    std::function<void(const std::string &, const QJsonObject &)> eventSink;
+    std::function<void(int, const std::string &)> versionListener;
+
     void run();
+    void waitWhileDeciding();
     Result train(Work &w);
+    void collect(bool wait);
+    void versionChanged()
+    {
+        if (versionListener)
+            versionListener(version, version == 0 ? o.init
+                                                  : o.directory + "/v" + std::to_string(version) +
+                                                        ".dl2ckpt");
+    }
     void adopt(const Result &r);
-    void submit(std::vector<Sample> fresh, size_t curveIndex);
+    void submit(SlotWork slot, size_t curveIndex);
     void event(const std::string &detail, const QJsonObject &after = {})
     {
+        if (eventSink) {
+            eventSink(detail, after);
+            return;
+        }
         if (!audit)
             return;
         try {
@@ -217,8 +251,21 @@ struct OnlineLearner::Impl
 
 void OnlineLearner::Impl::run()
 {
-    // Below the operating loop: the decisions keep their core.
+    // An update allocates and frees tensors of megabytes: above glibc's mmap threshold each is
+    // an mmap + page faults + munmap, and every munmap interrupts the other core (a TLB
+    // shootdown) - the core the decisions run on. Kept in the heap, they are reused instead.
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 512 << 20);
+    // Below the operating loop: the decisions keep their core. One torch thread: intra-op
+    // threads would compete with the decisions for the other core (and OpenMP's spin-waiting
+    // after every parallel region burns it), and this thread's own OpenMP setting is not the
+    // one the main thread set.
     setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
+    // SCHED_IDLE: the thread runs only on a core nothing else wants (nice +10 still takes ~10 %
+    // of a core from a decision it shares one with); kept at nice +10 where it is refused.
+    sched_param idle{};
+    sched_setscheduler(pid_t(syscall(SYS_gettid)), SCHED_IDLE, &idle);
+    setTorchThreads(1);
     for (;;) {
         Work w;
         {
@@ -246,9 +293,36 @@ void OnlineLearner::Impl::run()
     }
 }
 
+void OnlineLearner::Impl::waitWhileDeciding()
+{
+    // Bounded: a decision that never reports its end (a caller without afterPlan) costs the
+    // learner at most a second per step.
+    std::unique_lock lock(mutex);
+    cv.wait_until(lock, decidingSince + std::chrono::seconds(1),
+                  [&] { return stop || !deciding; });
+}
+
 OnlineLearner::Impl::Result OnlineLearner::Impl::train(Work &w)
 {
+    waitWhileDeciding(); // the work is submitted as a decision starts
     const auto t0 = Clock::now();
+    std::vector<Sample> fresh;
+    for (SlotWork &slot : w.slots)
+        slot.trace.expand([&](const ActingTrace::Step &step, const std::vector<float> &jobs,
+                              const float *global, const std::uint8_t *mask) {
+            Sample x;
+            x.rows = step.rows;
+            x.jobs = jobs;
+            x.global.assign(global, global + step.globalDim);
+            x.mask.assign(mask, mask + 3 * step.rows + 1);
+            x.action = step.action;
+            x.behaviourProb = step.behaviourProb;
+            x.jobIndex = step.job;
+            x.ret = float(slot.reward);
+            if (x.jobIndex >= 0)
+                x.taskRet = counterfactual(slot.view, slot.applied, x, o.profiles);
+            fresh.push_back(std::move(x));
+        });
     Result r;
     r.version = w.version;
     r.curveIndex = w.curveIndex;
@@ -256,15 +330,16 @@ OnlineLearner::Impl::Result OnlineLearner::Impl::train(Work &w)
     loss.entropyWeight = o.entropyWeight;
     loss.split = true;
     for (int k = 0; k < o.updatesPerSlot; ++k) {
+        waitWhileDeciding();
         const int freshLimit = replay.size() < o.batchSize ? o.batchSize : o.batchSize / 2;
         std::vector<const Sample *> batch;
         if (k == 0) {
-            std::vector<size_t> idx(w.fresh.size());
+            std::vector<size_t> idx(fresh.size());
             for (size_t i = 0; i < idx.size(); ++i)
                 idx[i] = i;
             for (size_t i = 0; i < idx.size() && int(i) < freshLimit; ++i) {
                 std::swap(idx[i], idx[i + size_t(rng.below(idx.size() - i))]);
-                batch.push_back(&w.fresh[idx[i]]);
+                batch.push_back(&fresh[idx[i]]);
             }
         }
         if (replay.size() > 0 && int(batch.size()) < o.batchSize)
@@ -299,7 +374,7 @@ OnlineLearner::Impl::Result OnlineLearner::Impl::train(Work &w)
         r.policyLoss += st.policyLoss / o.updatesPerSlot;
         r.valueLoss += st.valueLoss / o.updatesPerSlot;
         if (k == 0)
-            for (Sample &x : w.fresh)
+            for (Sample &x : fresh)
                 replay.add(std::move(x));
     }
     auto params = learner->parameters();
@@ -310,6 +385,7 @@ OnlineLearner::Impl::Result OnlineLearner::Impl::train(Work &w)
     }
     r.params = params;
     if (!o.directory.empty()) {
+        waitWhileDeciding();
         TrainingInfo info = start.info;
         info.trainer = "rl";
         info.credit = "split";
@@ -346,6 +422,7 @@ void OnlineLearner::Impl::adopt(const Result &r)
     ++summary.adopted;
     if (planner)
         planner->setVersion("v" + std::to_string(version));
+    versionChanged();
     QJsonObject after;
     after.insert(QStringLiteral("version"), version);
     after.insert(QStringLiteral("checkpoint"),
@@ -354,10 +431,11 @@ void OnlineLearner::Impl::adopt(const Result &r)
     event("v" + std::to_string(version) + " adopted" + (late ? " (late update)" : ""), after);
 }
 
-void OnlineLearner::Impl::submit(std::vector<Sample> fresh, size_t curveIndex)
+void OnlineLearner::Impl::submit(SlotWork slot, size_t curveIndex)
 {
     std::lock_guard lock(mutex);
-    work = Work{std::move(fresh), ++submitted, curveIndex}; // one version per work item
+    work = Work{{}, ++submitted, curveIndex}; // one version per work item
+    work->slots.push_back(std::move(slot));
     busy = true;
     workStarted = Clock::now();
     cv.notify_all();
@@ -394,28 +472,21 @@ OnlineLearner::OnlineLearner(OnlineOptions options, AuditLog *audit) : m_impl(st
         throw Error("online learning: window, updates per slot and batch must be positive, the "
                     "margin not negative");
     d.start = readCheckpoint(d.o.init);
-    d.spec = d.start.spec;
-    if (d.spec.kind == PolicyKind::Dl2)
-        d.spec.decode = Decode::Sample; // as offline RL trains and deploys dl2
+    d.spec = onlineActingSpec(d.start.spec);
     if (!d.o.directory.empty() && !QDir().mkpath(QString::fromStdString(d.o.directory)))
         throw Error("online learning: cannot create the directory '" + d.o.directory + "'");
     d.learner = std::make_unique<Learner>(d.start, d.o.learningRate, false, d.o.valueLearningRate);
     d.replay = ReplayBuffer(d.o.bufferSize, ReplayMode::Uniform);
     d.rng = Rng(d.o.seed * 104729 + 5);
     d.versions[0] = d.start.parameters;
-    d.actingOwned = std::make_unique<Dl2Policy>(d.spec, d.start.parameters, d.o.seed);
-    d.acting = d.actingOwned.get();
-    ActorOptions actor;
-    actor.sample = true;
-    actor.epsilon = d.o.epsilon;
     Impl *impl = &d;
-    actor.onDecision = [impl](const EncodedState &s, int action, float mu, int job) {
-        Sample x = Sample::fromState(s, action);
-        x.behaviourProb = mu;
-        x.jobIndex = job;
-        impl->current.push_back(std::move(x));
-    };
-    d.acting->setActor(std::move(actor));
+    d.actingOwned = makeOnlineActingPolicy(
+        d.start, d.o.seed,
+        [impl](const EncodedState &s, int action, float mu, int job) {
+            impl->current.record(s, action, mu, job); // the changed row only: cheap
+        },
+        d.o.epsilon);
+    d.acting = d.actingOwned.get();
     d.reference = std::make_unique<Dl2Policy>(d.spec, d.start.parameters, d.o.seed + 7919);
     ActorOptions refActor;
     refActor.sample = true;
@@ -459,18 +530,18 @@ std::string OnlineLearner::checkpointPath(int version) const
                         : m_impl->o.directory + "/v" + std::to_string(version) + ".dl2ckpt";
 }
 
-static std::uint64_t slotSeed(std::uint64_t seed, int slot)
-{
-    return seed * 1000003ULL + std::uint64_t(slot) * 7919ULL + 17ULL;
-}
-
 void OnlineLearner::beforePlan(const ClusterView &view)
 {
     Impl &d = *m_impl;
+    {
+        std::lock_guard lock(d.mutex);
+        d.deciding = true;
+        d.decidingSince = Clock::now();
+    }
     d.current.clear(); // samples belong to the slot about to be planned
     // The learning policy and the reference sample from the same numbers on the same state:
     // they differ only where their weights do.
-    d.acting->reseed(slotSeed(d.o.seed, view.nextSlot));
+    d.acting->reseed(onlineSlotSeed(d.o.seed, view.nextSlot));
     // 1. The reward of the slot in flight arrived: returns, the safety rail, the update.
     if (d.pending && view.nextSlot == d.pending->view.nextSlot + 1) {
         Impl::Pending p = std::move(*d.pending);
@@ -483,9 +554,9 @@ void OnlineLearner::beforePlan(const ClusterView &view)
         point.mirror = p.mirror;
         point.used = p.used && !d.paused;
         int ps = 0;
-        for (const Sample &x : p.samples)
-            ps += x.jobIndex >= 0 && actionKind(x.action) == TaskKind::Ps ? 1 : 0;
-        point.psShare = p.samples.empty() ? 0.0 : double(ps) / double(p.samples.size());
+        for (const ActingTrace::Step &x : p.trace.steps)
+            ps += x.job >= 0 && actionKind(x.action) == TaskKind::Ps ? 1 : 0;
+        point.psShare = p.trace.empty() ? 0.0 : double(ps) / double(p.trace.size());
         d.rolling.emplace_back(view.reward, p.reference);
         d.rollingVersions.push_back(p.version);
         while (int(d.rolling.size()) > d.o.window) {
@@ -513,6 +584,7 @@ void OnlineLearner::beforePlan(const ClusterView &view)
                 d.acting->setParameters(d.versions.at(d.lastGood));
                 if (d.planner)
                     d.planner->setVersion("v" + std::to_string(d.version));
+                d.versionChanged();
                 char detail[256];
                 std::snprintf(detail, sizeof detail,
                               "rollback: rolling reward %.4f over %d slots is more than %.0f%% "
@@ -531,20 +603,16 @@ void OnlineLearner::beforePlan(const ClusterView &view)
         }
         if (point.used) {
             ++d.summary.slotsUsed;
-            for (Sample &x : p.samples) {
-                x.ret = float(view.reward);
-                if (x.jobIndex >= 0)
-                    x.taskRet = counterfactual(p.view, p.applied, x, d.o.profiles);
-            }
+            Impl::SlotWork slot{std::move(p.view), std::move(p.applied), std::move(p.trace),
+                                view.reward};
             // Only one update runs at a time: a slot that arrives while one runs joins the
             // replay with the next.
             std::unique_lock lock(d.mutex);
             if (d.work) {
-                for (Sample &x : p.samples)
-                    d.work->fresh.push_back(std::move(x));
+                d.work->slots.push_back(std::move(slot));
             } else {
                 lock.unlock();
-                d.submit(std::move(p.samples), index);
+                d.submit(std::move(slot), index);
             }
         } else if (!p.used) {
             ++d.summary.slotsSkipped; // (a slot while paused is neither)
@@ -555,13 +623,35 @@ void OnlineLearner::beforePlan(const ClusterView &view)
     d.summary.paused = d.paused;
 }
 
-void OnlineLearner::beforeSnapshot()
+void OnlineLearner::afterPlan()
 {
     Impl &d = *m_impl;
+    std::lock_guard lock(d.mutex);
+    d.deciding = false;
+    d.cv.notify_all();
+}
+
+void OnlineLearner::beforeSnapshot()
+{
     // The slot ended: adopt a finished update; wait for a running one until its deadline,
     // never longer.
+    m_impl->collect(true);
+    // From the snapshot to the proposals no update step starts.
+    std::lock_guard lock(m_impl->mutex);
+    m_impl->deciding = true;
+    m_impl->decidingSince = Clock::now();
+}
+
+void OnlineLearner::poll()
+{
+    m_impl->collect(false);
+}
+
+void OnlineLearner::Impl::collect(bool wait)
+{
+    Impl &d = *this;
     std::unique_lock lock(d.mutex);
-    if (d.busy && !d.paused) {
+    if (wait && d.busy && !d.paused) {
         const auto until = d.workStarted + d.o.deadline;
         const auto t0 = Clock::now();
         d.cv.wait_until(lock, until, [&] { return !d.busy; });
@@ -591,8 +681,9 @@ void OnlineLearner::afterSlot(const ClusterView &planned, const std::vector<Gate
     Impl &d = *m_impl;
     Impl::Pending p;
     p.view = planned;
-    p.version = d.version;
-    p.samples = std::move(d.current);
+    p.version = d.actedVersion ? *d.actedVersion : d.version;
+    d.actedVersion.reset();
+    p.trace = std::move(d.current);
     d.current.clear();
     // What ran: the targets, changed by the approved decisions; the operators' changes make
     // the slot's reward not the policy's.
@@ -613,7 +704,7 @@ void OnlineLearner::afterSlot(const ClusterView &planned, const std::vector<Gate
             p.used = false;
     }
     p.mirror = mirrorReward(planned, p.applied, d.o.profiles);
-    d.reference->reseed(slotSeed(d.o.seed, planned.nextSlot));
+    d.reference->reseed(onlineSlotSeed(d.o.seed, planned.nextSlot));
     p.reference = mirrorReward(planned, planOn(*d.reference, planned, d.o.profiles), d.o.profiles);
     d.pending = std::move(p);
     d.writeCurve();
@@ -640,6 +731,24 @@ const OnlineSummary &OnlineLearner::finish()
 const OnlineSummary &OnlineLearner::summary() const
 {
     return m_impl->summary;
+}
+
+void OnlineLearner::setActedSlot(ActingTrace trace, int version)
+{
+    m_impl->current = std::move(trace);
+    m_impl->actedVersion = version;
+}
+
+void OnlineLearner::setEventSink(
+    std::function<void(const std::string &detail, const QJsonObject &after)> sink)
+{
+    m_impl->eventSink = std::move(sink);
+}
+
+void OnlineLearner::setVersionListener(
+    std::function<void(int version, const std::string &checkpoint)> listener)
+{
+    m_impl->versionListener = std::move(listener);
 }
 
 } // namespace dl2

@@ -4,7 +4,8 @@
 // choice of task its counterfactual return; Adam, replay, running-RMS advantage scaling; see
 // core/learning/README.md), on the rewards the cluster reports. It is a SlotObserver of the
 // operating loop and owns the acting policy the planner runs:
-//   - every inference of the acting (sampling) policy becomes a sample; when the next
+//   - every inference of the acting (sampling) policy is recorded (an ActingTrace: the
+//     changed row, not the whole state) and becomes a sample in the learner thread; when the next
 //     snapshot brings the cluster's reward for the slot, the slot's samples get their returns
 //     and go to the learner thread. A slot the operators changed (an override or a rejection)
 //     is left out: its reward is not the policy's;
@@ -24,14 +25,21 @@
 //     version (the oldest version of the last window that passed) is restored. Every adopted
 //     version, rollback and pause is an event (kind "learning") in the audit log;
 //   - the online learning curve (per slot: version, live reward, reference reward, loss) is
-//     written to <dir>/online-curve.json and .csv after every slot.
+//     written to <dir>/online-curve.json and .csv after every slot;
+//   - the decisions keep the CPU: the learner thread runs at nice +10 with one torch thread
+//     and starts no update step while a decision is being made (beforePlan .. afterPlan).
+// The console acts in its own process (it never loads libtorch) and feeds a learner in a
+// dl2-train child (online-learner command) with each slot's inferences (setActedSlot); the
+// child reports versions and events back (setVersionListener, setEventSink).
 
+#include "actingtrace.h"
 #include "auditlog.h"
 #include "operatingloop.h"
 #include "policyspec.h"
 
 #include <QJsonObject>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -112,8 +120,23 @@ public:
     void setAuditLog(AuditLog *audit);
 
     void beforeSnapshot() override;
+    // beforePlan .. afterPlan: a decision is being made; the learner thread starts no update
+    // step meanwhile (it yields the CPU to the decision; a running step is not interrupted).
     void beforePlan(const ClusterView &view) override;
+    void afterPlan() override;
     void afterSlot(const ClusterView &planned, const std::vector<GateEntry> &entries) override;
+
+    // Adopts a finished update without waiting (a learner fed from another process polls).
+    void poll();
+    // The console's learner process (dl2-train online-learner): the slot was planned by a
+    // copy of the acting policy in the console, at `version`; these are its inferences. Call
+    // between beforePlan/afterPlan and afterSlot of that slot.
+    void setActedSlot(ActingTrace trace, int version);
+    // Learning events go to `sink` instead of the audit log (the console writes them to its
+    // own); `listener` hears every change of the acting version (adopted, rolled back) with
+    // the checkpoint that holds it.
+    void setEventSink(std::function<void(const std::string &detail, const QJsonObject &after)> sink);
+    void setVersionListener(std::function<void(int version, const std::string &checkpoint)> listener);
 
     // Waits for a running update (so the last version is on disk) and returns the summary.
     const OnlineSummary &finish();

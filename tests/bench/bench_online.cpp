@@ -10,6 +10,10 @@
 #include "benchstats.h"
 #include "agentserver.h"
 #include "auditlog.h"
+#include "checkpoint.h"
+#include "decisionlatency.h"
+#include "dl2policy.h"
+#include "onlineacting.h"
 #include "decisiongate.h"
 #include "grpcconnector.h"
 #include "learner.h"
@@ -24,6 +28,7 @@
 #include <QJsonDocument>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <numeric>
 
@@ -44,24 +49,62 @@ public:
     std::vector<double> rewards;
 };
 
-// Forwards to the learner and records the rewards too.
+// Forwards to the learner and records the rewards too; times the learner's share of each
+// decision (its beforePlan / afterPlan, counted in the loop's snapshot -> proposals time).
 class Both final : public SlotObserver
 {
 public:
     Both(SlotObserver &a, SlotObserver &b) : m_a(a), m_b(b) {}
+    void beforeSnapshot() override
+    {
+        m_a.beforeSnapshot();
+        m_b.beforeSnapshot();
+    }
     void beforePlan(const ClusterView &v) override
     {
+        const auto t0 = std::chrono::steady_clock::now();
         m_a.beforePlan(v);
+        observerMs.push_back(
+            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                .count());
         m_b.beforePlan(v);
+    }
+    void afterPlan() override
+    {
+        const auto t0 = std::chrono::steady_clock::now();
+        m_a.afterPlan();
+        if (!observerMs.empty())
+            observerMs.back() +=
+                std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                    .count();
+        m_b.afterPlan();
     }
     void afterSlot(const ClusterView &v, const std::vector<GateEntry> &e) override
     {
         m_a.afterSlot(v, e);
         m_b.afterSlot(v, e);
     }
+    std::vector<double> observerMs;
 
 private:
     SlotObserver &m_a, &m_b;
+};
+
+// The learning run's acting policy without a learner: the same sampling policy, reseeded per
+// slot as the learner does, never updated (what learning costs beyond sampling).
+class Reseeder final : public SlotObserver
+{
+public:
+    explicit Reseeder(Dl2Policy &policy) : m_policy(policy) {}
+    void beforePlan(const ClusterView &view) override
+    {
+        m_policy.reseed(onlineSlotSeed(1, view.nextSlot));
+        rewards.beforePlan(view);
+    }
+    RewardRecorder rewards;
+
+private:
+    Dl2Policy &m_policy;
 };
 
 QJsonArray array(const std::vector<double> &v)
@@ -77,11 +120,16 @@ struct Result
     OperateSummary operate;
     std::vector<double> rewards;
     std::optional<OnlineSummary> learning;
+    std::vector<double> learnerMs; // the learner's share of each decision
+    decisionlatency::Summary inference; // of every plan of a learned policy in the run
 };
 
-Result run(const std::string &scenario, int slotCount, bool learn, int updates,
+enum class Mode { Frozen, Sampling, Learning };
+
+Result run(const std::string &scenario, int slotCount, Mode mode, int updates,
            const QTemporaryDir &dir)
 {
+    const bool learn = mode == Mode::Learning;
     SimulatedConnector backend(scenario, 1);
     AgentServerOptions so;
     so.token = "bench";
@@ -91,13 +139,19 @@ Result run(const std::string &scenario, int slotCount, bool learn, int updates,
     co.address = "127.0.0.1:" + std::to_string(server.port());
     co.token = "bench";
     GrpcConnector agent(co);
-    const std::string tag = learn ? "online" : "frozen";
+    const std::string tag = learn ? "online" : mode == Mode::Sampling ? "sampling" : "frozen";
     AuditLog audit(dir.filePath(QString::fromStdString(tag + ".db")).toStdString());
     SchedulerConfig config;
     config.scenario = scenario;
     std::unique_ptr<OnlineLearner> learner;
     std::unique_ptr<PolicyPlanner> planner;
-    if (learn) {
+    std::unique_ptr<Reseeder> reseeder;
+    if (mode == Mode::Sampling) {
+        auto acting = makeOnlineActingPolicy(
+            readCheckpoint(shippedPolicyPath(PolicyKind::Dl2Plus, scenario)), 1);
+        reseeder = std::make_unique<Reseeder>(*acting);
+        planner = std::make_unique<PolicyPlanner>(std::move(acting), ProfileSet::reference());
+    } else if (learn) {
         OnlineOptions o;
         o.init = shippedPolicyPath(PolicyKind::Dl2Plus, scenario);
         o.directory = dir.filePath(QStringLiteral("learn")).toStdString();
@@ -116,14 +170,20 @@ Result run(const std::string &scenario, int slotCount, bool learn, int updates,
     if (learner) {
         both = std::make_unique<Both>(*learner, rewards);
         loop.setSlotObserver(both.get());
+    } else if (reseeder) {
+        loop.setSlotObserver(reseeder.get());
     } else {
         loop.setSlotObserver(&rewards);
     }
     Result r;
+    decisionlatency::clear();
     r.operate = loop.run(slotCount);
+    r.inference = decisionlatency::summary();
     if (learner)
         r.learning = learner->finish();
-    r.rewards = rewards.rewards;
+    r.rewards = reseeder ? reseeder->rewards.rewards : rewards.rewards;
+    if (both)
+        r.learnerMs = both->observerMs;
     server.shutdown();
     return r;
 }
@@ -136,6 +196,7 @@ int main(int argc, char **argv)
     registerBaselines();
     registerLearnedPolicies();
     setTorchThreads(1);
+    decisionlatency::setEnabled(true);
     std::string scenario = "dl2-reference", jsonPath;
     int slotCount = 80, updates = 4;
     const QStringList args = app.arguments();
@@ -156,8 +217,9 @@ int main(int argc, char **argv)
     QTemporaryDir dir;
     std::printf("%s, %d slots through the agent (gRPC, in-process server)\n", scenario.c_str(),
                 slotCount);
-    const Result frozen = run(scenario, slotCount, false, updates, dir);
-    const Result online = run(scenario, slotCount, true, updates, dir);
+    const Result frozen = run(scenario, slotCount, Mode::Frozen, updates, dir);
+    const Result sampling = run(scenario, slotCount, Mode::Sampling, updates, dir);
+    const Result online = run(scenario, slotCount, Mode::Learning, updates, dir);
     const size_t n = std::min(frozen.rewards.size(), online.rewards.size());
     auto sum = [&](const std::vector<double> &v) {
         return std::accumulate(v.begin(), v.begin() + std::ptrdiff_t(std::min(n, v.size())), 0.0);
@@ -169,12 +231,29 @@ int main(int argc, char **argv)
                  f99 = percentile(frozen.operate.decisionMs, 0.99);
     const double o50 = percentile(online.operate.decisionMs, 0.5),
                  o99 = percentile(online.operate.decisionMs, 0.99);
-    std::printf("decision latency per slot (snapshot -> proposals): frozen p50 %.2f ms p99 %.2f "
-                "ms; learning p50 %.2f ms p99 %.2f ms (p99 x%.2f)\n",
-                f50, f99, o50, o99, f99 > 0 ? o99 / f99 : 0.0);
+    const double s50 = percentile(sampling.operate.decisionMs, 0.5),
+                 s99 = percentile(sampling.operate.decisionMs, 0.99);
+    const double l50 = percentile(online.learnerMs, 0.5), l99 = percentile(online.learnerMs, 0.99);
+    std::printf("decision latency per slot (snapshot -> proposals): frozen (greedy, as deployed) "
+                "p50 %.2f ms p99 %.2f ms; frozen sampling policy (what learning acts with) p50 "
+                "%.2f ms p99 %.2f ms; learning p50 %.2f ms p99 %.2f ms (p99 x%.2f of frozen "
+                "sampling, x%.2f of frozen greedy), of which the learner's hooks p50 %.3f ms p99 "
+                "%.3f ms\n",
+                f50, f99, s50, s99, o50, o99, s99 > 0 ? o99 / s99 : 0.0, f99 > 0 ? o99 / f99 : 0.0,
+                l50, l99);
     std::printf("reward over %zu slots: frozen (greedy, as deployed) %.2f; online %.2f; its shadow "
                 "reference (frozen, sampled, same states) %.2f\n",
                 n, sum(frozen.rewards), sum(online.rewards), sum(reference));
+    for (const auto &[name, r] : {std::pair{"frozen", &frozen}, std::pair{"sampling", &sampling},
+                                  std::pair{"learning (acting + its shadow reference)", &online}})
+        std::printf("  %s: %zu plans, %.0f inferences per plan, per inference p50 %.1f us p99 "
+                    "%.1f us; per plan p50 %.2f ms p99 %.2f ms\n",
+                    name, r->inference.slotCount,
+                    r->inference.slotCount ? double(r->inference.inferences) /
+                                                 double(r->inference.slotCount)
+                                           : 0.0,
+                    r->inference.inferenceP50, r->inference.inferenceP99,
+                    r->inference.slotP50 / 1000.0, r->inference.slotP99 / 1000.0);
     const OnlineSummary &l = *online.learning;
     std::printf("learning: %d versions, %d adopted, %d late, %d rollbacks, decisions waited %.0f "
                 "ms in all for updates\n",
@@ -189,16 +268,24 @@ int main(int argc, char **argv)
     fz.insert(QStringLiteral("reward_sum"), sum(frozen.rewards));
     fz.insert(QStringLiteral("rewards"), array(frozen.rewards));
     out.insert(QStringLiteral("frozen"), fz);
+    QJsonObject sa;
+    sa.insert(QStringLiteral("decision_ms_p50"), s50);
+    sa.insert(QStringLiteral("decision_ms_p99"), s99);
+    sa.insert(QStringLiteral("reward_sum"), sum(sampling.rewards));
+    out.insert(QStringLiteral("frozen_sampling"), sa);
     QJsonObject on = l.toJson();
     on.remove(QStringLiteral("curve"));
     on.insert(QStringLiteral("decision_ms_p50"), o50);
     on.insert(QStringLiteral("decision_ms_p99"), o99);
+    on.insert(QStringLiteral("learner_hooks_ms_p50"), l50);
+    on.insert(QStringLiteral("learner_hooks_ms_p99"), l99);
     on.insert(QStringLiteral("reward_sum"), sum(online.rewards));
     on.insert(QStringLiteral("reference_reward_sum"), sum(reference));
     on.insert(QStringLiteral("rewards"), array(online.rewards));
     on.insert(QStringLiteral("reference_rewards"), array(reference));
     out.insert(QStringLiteral("online"), on);
-    out.insert(QStringLiteral("p99_ratio"), f99 > 0 ? o99 / f99 : 0.0);
+    out.insert(QStringLiteral("p99_ratio"), s99 > 0 ? o99 / s99 : 0.0);
+    out.insert(QStringLiteral("p99_ratio_vs_greedy"), f99 > 0 ? o99 / f99 : 0.0);
     const QByteArray json = QJsonDocument(out).toJson(QJsonDocument::Indented);
     if (!jsonPath.empty()) {
         QFile f(QString::fromStdString(jsonPath));
