@@ -42,6 +42,28 @@ double SlotContext::estimatedEpochsPerSlot(int index, int ps, int workers) const
     return speed * m_options.slotSeconds / p.stepsPerEpoch;
 }
 
+const SlotContext::BestSetting &SlotContext::bestSetting(int index) const
+{
+    const auto type = static_cast<size_t>(m_jobs[index].type);
+    if (m_bestSetting.size() <= type)
+        m_bestSetting.resize(type + 1);
+    std::optional<BestSetting> &memo = m_bestSetting[type];
+    if (!memo) {
+        BestSetting best;
+        for (int ps = 1; ps <= maxPs(); ++ps)
+            for (int w = 1; w <= maxWorkers(); ++w) {
+                const double e = epochsPerSlot(index, ps, w);
+                const int tasks = ps + w, bestTasks = best.ps + best.workers;
+                if (e > best.epochsPerSlot ||
+                    (e == best.epochsPerSlot && e > 0.0 &&
+                     (tasks < bestTasks || (tasks == bestTasks && w < best.workers))))
+                    best = {ps, w, e};
+            }
+        memo = best;
+    }
+    return *memo;
+}
+
 double SlotContext::dominantShare(int index) const
 {
     const Demand total = m_cluster.totalCapacity();

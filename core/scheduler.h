@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,16 @@ public:
     // (falls back to the true speed when a profile has no estimate).
     double epochsPerSlot(int index, int ps, int workers) const;
     double estimatedEpochsPerSlot(int index, int ps, int workers) const;
+    // The fastest (ps, workers) within the caps for a job's type on the true speed, ranked as
+    // best-config ranks settings (ties: fewer tasks, then fewer workers); epochsPerSlot 0 when
+    // no setting makes progress. Searched once per type and slot.
+    struct BestSetting
+    {
+        int ps = 0;
+        int workers = 0;
+        double epochsPerSlot = 0.0;
+    };
+    const BestSetting &bestSetting(int index) const;
     // max over types of (job usage / cluster total), as DRF uses it.
     double dominantShare(int index) const;
     Demand demandOf(int index, TaskKind kind) const;
@@ -69,6 +80,7 @@ private:
     const SimulationOptions &m_options;
     const std::vector<SpeedTable> *m_trueSpeed;
     const std::vector<SpeedTable> *m_estimatedSpeed;
+    mutable std::vector<std::optional<BestSetting>> m_bestSetting; // by type
 };
 
 class Scheduler

@@ -64,6 +64,9 @@ void addCommonTrainOptions(QCommandLineParser &p)
     p.addOption({opt("hidden"), opt("Hidden layer sizes H1,H2 (fresh networks)."), opt("H1,H2")});
     p.addOption({opt("raw-type"), opt("dl2: feed the raw type id (reference code) instead of one-hot (paper).")});
     p.addOption({opt("normalise"), opt("dl2: normalise features (not in the reference).")});
+    p.addOption({opt("best-setting-features"),
+                 opt("dl2-plus: add each job's gap to its fastest setting on the cluster's speed "
+                     "model (the measured table) to its features (policyspec.h).")});
     p.addOption({opt("weights-only"), opt("Do not store the optimizer state (small files for shipping).")});
     p.addOption({opt("resume"), opt("Continue the run that wrote this checkpoint: weights, optimizer state, step and random-number state (same options and world size)."), opt("CKPT")});
     // Distributed training (README "Training on several machines").
@@ -160,7 +163,8 @@ int launchLocalRanks(const QCommandLineParser &p, const QStringList &args)
 
 std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKind kind, const std::string &scenario)
 {
-    if (!p.isSet(opt("hidden")) && !p.isSet(opt("raw-type")) && !p.isSet(opt("normalise")))
+    if (!p.isSet(opt("hidden")) && !p.isSet(opt("raw-type")) && !p.isSet(opt("normalise")) &&
+        !p.isSet(opt("best-setting-features")))
         return std::nullopt;
     PolicySpec s = defaultSpec(kind, scenarioByName(scenario).window, 8);
     if (p.isSet(opt("hidden"))) {
@@ -177,6 +181,11 @@ std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKin
         s.features.oneHotType = false;
     if (p.isSet(opt("normalise")))
         s.features.normalise = true;
+    if (p.isSet(opt("best-setting-features"))) {
+        if (kind != PolicyKind::Dl2Plus)
+            throw Error("--best-setting-features: only for --policy dl2-plus");
+        s.features.bestSetting = true;
+    }
     return s;
 }
 
@@ -356,7 +365,7 @@ int runSl(const QStringList &args)
         o.spec = specFromOptions(p, o.kind, o.scenario);
         if (!o.init.empty()) {
             if (o.spec)
-                throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise)");
+                throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise/--best-setting-features)");
             o.kind = readCheckpoint(o.init).spec.kind;
         }
         o.dagger = p.isSet(opt("dagger"));

@@ -144,6 +144,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     m.set_action_dim(spec.actionDim());
     m.mutable_features()->set_one_hot_type(spec.features.oneHotType);
     m.mutable_features()->set_normalise(spec.features.normalise);
+    m.mutable_features()->set_best_setting(spec.features.bestSetting);
     m.set_hidden1(spec.hidden1);
     m.set_hidden2(spec.hidden2);
     m.set_initial_bundles(spec.initialBundles);
@@ -264,7 +265,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
                               "'");
     s.window = m.window();
     s.types = m.job_types();
-    s.features = {m.features().one_hot_type(), m.features().normalise()};
+    s.features = {m.features().one_hot_type(), m.features().normalise(), m.features().best_setting()};
     s.hidden1 = m.hidden1();
     s.hidden2 = m.hidden2();
     s.initialBundles = m.initial_bundles();

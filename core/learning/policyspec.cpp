@@ -35,7 +35,7 @@ Decode decodeFromString(const std::string &name)
 int PolicySpec::jobDim() const
 {
     if (kind == PolicyKind::Dl2Plus)
-        return kPlusJobFeatures;
+        return kPlusJobFeatures + (features.bestSetting ? kPlusBestSettingFeatures : 0);
     return (features.oneHotType ? types : 1) + 5;
 }
 

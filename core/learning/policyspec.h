@@ -42,6 +42,13 @@ struct FeatureOptions
 {
     bool oneHotType = true;
     bool normalise = false;
+    // dl2-plus only: four more job features from the speed model the cluster runs on (the
+    // measured table where there is one): the gap from the job's workers and PSs to its
+    // fastest setting within the caps, the slots left at that setting, and the share of that
+    // speed it reaches now. The type-free features see only the fitted estimate's one-step
+    // gains, which on the measured (non-concave) surface do not show where the best setting
+    // is; the faithful dl2 learns it per type from its one-hot type instead.
+    bool bestSetting = false;
 };
 
 struct PolicySpec
@@ -68,6 +75,7 @@ struct PolicySpec
 PolicySpec defaultSpec(PolicyKind kind, int window, int types);
 
 inline constexpr int kPlusJobFeatures = 14;
+inline constexpr int kPlusBestSettingFeatures = 4;
 inline constexpr int kPlusGlobalFeatures = 4;
 
 } // namespace dl2

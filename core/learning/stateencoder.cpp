@@ -94,6 +94,15 @@ void StateEncoder::encodeJob(const SlotContext &ctx, int index, float *row) cons
     row[11] = float(std::log1p(rem) / 10.0);
     row[12] = float(std::min(1.0, slotsLeft / 100.0));
     row[13] = (j.workers > 0 && j.ps > 0) ? 1.0f : 0.0f;
+    if (!m_spec.features.bestSetting)
+        return;
+    const SlotContext::BestSetting &bestSetting = ctx.bestSetting(index);
+    const double best = bestSetting.epochsPerSlot;
+    const double trueNow = ctx.epochsPerSlot(index, j.ps, j.workers);
+    row[14] = float(double(bestSetting.workers - j.workers) / ctx.maxWorkers());
+    row[15] = float(double(bestSetting.ps - j.ps) / ctx.maxPs());
+    row[16] = float(best > 0.0 ? std::min(1.0, rem / best / 100.0) : 1.0);
+    row[17] = float(best > 0.0 ? std::min(1.0, trueNow / best) : 0.0);
 }
 
 void StateEncoder::encodeGlobal(const SlotContext &ctx, float *g) const

@@ -11,6 +11,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cstring>
+
 #include <limits>
 
 using namespace dl2;
@@ -56,11 +58,16 @@ private Q_SLOTS:
         QTest::addColumn<QString>("kind");
         QTest::newRow("dl2") << QStringLiteral("dl2");
         QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus");
+        QTest::newRow("dl2-plus-best-setting") << QStringLiteral("dl2-plus-best-setting");
     }
     void roundTrip()
     {
         QFETCH(QString, kind);
-        const PolicySpec spec = smallSpec(policyKindFromString(kind.toStdString()));
+        const bool bestSetting = kind.endsWith(QStringLiteral("-best-setting"));
+        if (bestSetting)
+            kind.chop(int(std::strlen("-best-setting")));
+        PolicySpec spec = smallSpec(policyKindFromString(kind.toStdString()));
+        spec.features.bestSetting = bestSetting;
         const ParameterSet params = initialParameters(spec, 42);
         TrainingInfo info;
         info.trainer = "rl";
@@ -76,6 +83,8 @@ private Q_SLOTS:
         QCOMPARE(c.spec.window, spec.window);
         QCOMPARE(c.spec.hidden1, 16);
         QCOMPARE(c.spec.features.oneHotType, spec.features.oneHotType);
+        QCOMPARE(c.spec.features.bestSetting, bestSetting);
+        QCOMPARE(c.spec.jobDim(), spec.jobDim());
         QCOMPARE(c.info.step, 1234LL);
         QCOMPARE(c.info.validationAvgJct, 27.5);
         QCOMPARE(c.info.scenario, std::string("dl2-small"));

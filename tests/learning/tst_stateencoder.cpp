@@ -1,6 +1,7 @@
 // State encoding golden values on a tiny hand-made slot, and action masking under caps,
 // window limits and feasibility, including a long random-policy run in which no masked
 // action is ever chosen.
+#include "sched/baselines.h"
 #include "checkpoint.h"
 #include "dl2policy.h"
 #include "modelprofile.h"
@@ -101,6 +102,50 @@ private Q_SLOTS:
         QVERIFY(qAbs(s.global[0] - (1.0f - 4.0f / 32)) < 1e-6f); // free CPU
         QVERIFY(qAbs(s.global[1] - (1.0f - 4.0f / 32)) < 1e-6f); // free GPU
         QCOMPARE(s.global[3], 0.5f);               // half the jobs run
+    }
+
+    // The best-setting features point at the setting best-config (an independent search over
+    // the same speed model) gives the job on an empty cluster, and read zero gap there.
+    void plusBestSettingFeatures()
+    {
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2Plus, 0, 8);
+        spec.features.bestSetting = true;
+        const StateEncoder enc(spec);
+        Cluster big(64, {64, 64});
+        for (int type = 0; type < 8; ++type) {
+            JobState j;
+            j.id = 1;
+            j.type = type;
+            j.totalEpochs = j.estimatedEpochs = 500;
+            j.status = JobStatus::Queued;
+            SimulationOptions options;
+            std::vector<JobState> jobs{j};
+            const ProfileSet profiles = ProfileSet::reference();
+            SlotContext fresh(0, big, jobs, {0}, profiles, options);
+            EncodedState s;
+            enc.encode(fresh, s);
+            QCOMPARE(s.jobDim, kPlusJobFeatures + kPlusBestSettingFeatures);
+            const int gapWorkers = qRound(s.jobs[14] * options.maxWorkers);
+            const int gapPs = qRound(s.jobs[15] * options.maxPs);
+            QCOMPARE(s.jobs[17], 0.0f); // no tasks: no speed yet
+
+            Cluster again = big;
+            std::vector<JobState> jobs2{j};
+            SlotContext byBestConfig(0, again, jobs2, {0}, profiles, options);
+            makeBestConfig()->schedule(byBestConfig);
+            const JobState &got = byBestConfig.job(0);
+            QVERIFY2(got.workers == gapWorkers && got.ps == gapPs,
+                     qPrintable(QStringLiteral("type %1: features (%2 w, %3 ps), best-config (%4 w, %5 ps)")
+                                    .arg(type).arg(gapWorkers).arg(gapPs).arg(got.workers).arg(got.ps)));
+            EncodedState at;
+            enc.encode(byBestConfig, at);
+            QCOMPARE(at.rows, 1);
+            QCOMPARE(at.jobs[14], 0.0f);
+            QCOMPARE(at.jobs[15], 0.0f);
+            QCOMPARE(at.jobs[17], 1.0f);
+        }
+        // Off by default: shipped dl2-plus checkpoints keep their 14 features.
+        QCOMPARE(defaultSpec(PolicyKind::Dl2Plus, 0, 8).jobDim(), kPlusJobFeatures);
     }
 
     void capsAreMasked()
