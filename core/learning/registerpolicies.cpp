@@ -43,8 +43,8 @@ const std::vector<ShippedPolicy> &shippedPolicies()
          "candidates there)"},
         {"dl2-plus-reference", PolicyKind::Dl2Plus, "rbf",
          "dl2-plus on dl2-reference, dl2-small and trace files (measured speeds, the default)",
-         "dl2-reference: SL from Optimus and actor-critic on the fitted model, then ES on the "
-         "measured speeds; validation seeds 100-109"},
+         "dl2-reference, measured speeds: best-setting features, SL from best-config; "
+         "validation seeds 100-109 (ES from it did not improve validation)"},
         {"dl2-plus-contended", PolicyKind::Dl2Plus, "rbf",
          "dl2-plus on dl2-contended (measured speeds, the default)",
          "dl2-contended: SL from Optimus and ES on the fitted model, then ES on the measured "
