@@ -104,6 +104,17 @@ void describeFeatures(const dl2::PolicySpec &spec, DecisionLog &log)
         tr("Estimated slots to finish at the current allocation / 100 "
            "(capped at 1)"));
     add(c, tr("running"), tr("1 when the job has at least one worker and one PS"));
+    if (spec.features.bestSetting) {
+        add(c, tr("best w gap"),
+            tr("(Workers of the job's fastest setting on the cluster's speed model - "
+               "workers) / max workers"));
+        add(c, tr("best PS gap"),
+            tr("(PSs of the job's fastest setting on the cluster's speed model - PSs) / max "
+               "PSs"));
+        add(c, tr("slots at best"),
+            tr("Slots to finish at the fastest setting / 100 (capped at 1)"));
+        add(c, tr("of best"), tr("Speed now as a share of the fastest setting's speed"));
+    }
     auto &g = log.globals;
     add(g, tr("free CPU"), tr("Free CPU share of the cluster"));
     add(g, tr("free GPU"), tr("Free GPU share of the cluster"));
