@@ -91,10 +91,18 @@ void sabotage(ParameterSet &p, const PolicySpec &spec)
 {
     if (spec.kind == PolicyKind::Dl2) {
         auto &bias = p.at("policy.out.bias").data;
-        for (int r = 0; r < spec.window; ++r)
+        for (int r = 0; r < spec.window; ++r) {
+            bias[size_t(3 * r)] -= 6.0f;
             bias[size_t(3 * r + 1)] += 6.0f;
+            bias[size_t(3 * r + 2)] -= 6.0f;
+        }
     } else {
-        p.at("policy.jobhead.bias").data[1] += 6.0f;
+        // Raising the PS output alone is not enough for a policy whose worker outputs are
+        // strong (the shipped dl2-plus-reference kept 90 % of its reward for four versions).
+        auto &bias = p.at("policy.jobhead.bias").data;
+        bias[0] -= 6.0f;
+        bias[1] += 6.0f;
+        bias[2] -= 6.0f;
     }
 }
 

@@ -68,8 +68,8 @@ struct OnlineOptions
     double margin = 0.10;
     std::uint64_t seed = 1;
     // Testing: this version and every later one are sabotaged (the policy's PS outputs raised
-    // by 6 logits after the step, as a bad update that training does not repair), so the
-    // rollback can be seen. 0 = off.
+    // and its worker and bundle outputs lowered by 6 logits after the step, as a bad update
+    // that training does not repair), so the rollback can be seen. 0 = off.
     int sabotageVersion = 0;
 };
 
