@@ -143,6 +143,14 @@ void SlotContext::record(int index, TaskKind kind, int node)
         j.status = JobStatus::Running;
 }
 
+bool Scheduler::recordDecisions(bool) { return false; }
+
+const std::vector<DecisionRecord> &Scheduler::lastDecisions() const
+{
+    static const std::vector<DecisionRecord> none;
+    return none;
+}
+
 // ---- registry ----
 
 namespace {

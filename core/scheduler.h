@@ -4,6 +4,7 @@
 // SlotContext through which the policy adds tasks one at a time.
 
 #include "cluster.h"
+#include "decisionrecord.h"
 #include "jobstate.h"
 #include "modelprofile.h"
 #include "simulationoptions.h"
@@ -16,8 +17,6 @@
 #include <vector>
 
 namespace dl2 {
-
-enum class AddResult { Ok, NoCapacity, AtCap };
 
 class SlotContext
 {
@@ -91,6 +90,13 @@ public:
     // Called once before the first slot of a run.
     virtual void reset() {}
     virtual void schedule(SlotContext &context) = 0;
+
+    // The decision record (decisionrecord.h), kept by the learned policies. recordDecisions
+    // switches it on or off and says whether the scheduler keeps one; lastDecisions() holds
+    // the inferences of the last slot; decisionLayout() names the state's columns.
+    virtual bool recordDecisions(bool on);
+    virtual const std::vector<DecisionRecord> &lastDecisions() const;
+    virtual DecisionLayout decisionLayout() const { return {}; }
 };
 
 // What a factory may need: a checkpoint for learned policies, a seed for stochastic ones.

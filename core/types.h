@@ -33,4 +33,7 @@ struct TaskPlacement
 enum class TaskKind : std::uint8_t { Worker = 0, Ps = 1, Bundle = 2 };
 const char *toString(TaskKind kind);
 
+// What adding a task gave.
+enum class AddResult { Ok, NoCapacity, AtCap };
+
 } // namespace dl2

@@ -10,13 +10,13 @@ namespace dl2console {
 
 DecisionStateModel::DecisionStateModel(QObject *parent) : QAbstractTableModel(parent) {}
 
-void DecisionStateModel::setStep(const DecisionLog &log, const DecisionStep *step)
+void DecisionStateModel::setStep(const DecisionLog &log, const dl2::DecisionRecord *step)
 {
     beginResetModel();
     m_columns = log.columns;
     m_policy = log.policy;
     m_haveStep = step != nullptr;
-    m_step = step ? *step : DecisionStep{};
+    m_step = step ? *step : dl2::DecisionRecord{};
     m_stateRows.clear();
     for (int r = 0; r < m_step.rows(); ++r)
         if (m_step.jobIds[static_cast<size_t>(r)] >= 0)
@@ -35,7 +35,7 @@ void DecisionStateModel::setTypeNames(const QStringList &names)
 
 int DecisionStateModel::chosenRow() const
 {
-    if (!m_haveStep || m_step.isStop())
+    if (!m_haveStep || m_step.stop)
         return -1;
     const int stateRow = m_step.action / 3;
     for (size_t i = 0; i < m_stateRows.size(); ++i)
@@ -83,7 +83,7 @@ QVariant DecisionStateModel::data(const QModelIndex &index, int role) const
     const bool action = column >= WorkerColumn && column <= BundleColumn;
     const int a = 3 * stateRow + (column - WorkerColumn);
     const bool masked = action && m_step.isMasked(a);
-    const bool chosenRow = !m_step.isStop() && m_step.action / 3 == stateRow;
+    const bool chosenRow = !m_step.stop && m_step.action / 3 == stateRow;
     const bool chosen = action && a == m_step.action;
 
     switch (role) {

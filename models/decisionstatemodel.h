@@ -33,7 +33,7 @@ public:
     explicit DecisionStateModel(QObject *parent = nullptr);
 
     // `step` may be null (no inference): the model is empty.
-    void setStep(const DecisionLog &log, const DecisionStep *step);
+    void setStep(const DecisionLog &log, const dl2::DecisionRecord *step);
     // Model names per job type index (shown next to a one-hot type).
     void setTypeNames(const QStringList &names);
     // Row of the job the chosen action acts on, -1 for stop.
@@ -51,7 +51,7 @@ private:
 
     std::vector<FeatureColumn> m_columns;
     QString m_policy;
-    DecisionStep m_step;
+    dl2::DecisionRecord m_step;
     bool m_haveStep = false;
     std::vector<int> m_stateRows; // model row -> state row (occupied positions only)
     QStringList m_typeNames;

@@ -13,7 +13,7 @@ void DecisionStepsModel::setLog(const DecisionLog &log)
     endResetModel();
 }
 
-const DecisionStep *DecisionStepsModel::step(int row) const
+const dl2::DecisionRecord *DecisionStepsModel::step(int row) const
 {
     if (row < 0 || row >= static_cast<int>(m_log.steps.size()))
         return nullptr;
@@ -39,11 +39,12 @@ QString DecisionStepsModel::percent(double p)
     return QStringLiteral("%1 %").arg(100.0 * p, 0, 'f', p < 0.1 ? 1 : 0);
 }
 
-QString DecisionStepsModel::resultText(const DecisionStep &s)
+QString DecisionStepsModel::resultText(const dl2::DecisionRecord &s)
 {
-    if (s.isStop())
+    if (s.stop)
         return tr("slot ends");
-    QString text = s.result.isEmpty() ? tr("placed") : tr("%1: slot ends").arg(s.result);
+    const QString result = taskResultText(s);
+    QString text = result.isEmpty() ? tr("placed") : tr("%1: slot ends").arg(result);
     if (s.explored)
         text += tr(" (explored)");
     return text;
@@ -51,7 +52,7 @@ QString DecisionStepsModel::resultText(const DecisionStep &s)
 
 QVariant DecisionStepsModel::data(const QModelIndex &index, int role) const
 {
-    const DecisionStep *s = step(index.row());
+    const dl2::DecisionRecord *s = step(index.row());
     if (!s || index.column() < 0 || index.column() >= ColumnCount)
         return {};
     const double p = s->probabilities[static_cast<size_t>(s->action)];
@@ -92,7 +93,7 @@ QVariant DecisionStepsModel::data(const QModelIndex &index, int role) const
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::FontRole:
-        if (s->isStop() || !s->result.isEmpty()) {
+        if (s->stop || s->result != dl2::AddResult::Ok) {
             QFont f;
             f.setItalic(true);
             return f;

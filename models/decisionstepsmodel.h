@@ -32,7 +32,7 @@ public:
 
     void setLog(const DecisionLog &log);
     const DecisionLog &log() const { return m_log; }
-    const DecisionStep *step(int row) const;
+    const dl2::DecisionRecord *step(int row) const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
     int columnCount(const QModelIndex &parent = {}) const override;
@@ -43,7 +43,7 @@ public:
     // "62 %" / "4.5 %" / "<0.1 %": how the console shows a probability.
     static QString percent(double p);
     // "placed", "no capacity: slot ends", "slot ends" (stop).
-    static QString resultText(const DecisionStep &step);
+    static QString resultText(const dl2::DecisionRecord &step);
 
 private:
     DecisionLog m_log;

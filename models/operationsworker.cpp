@@ -7,7 +7,7 @@
 #include "logging.h"
 #include "operatingloop.h"
 #include "policyplanner.h"
-#ifdef DL2_CONSOLE_DECISIONS
+#ifdef DL2_CONSOLE_LEARNING
 #include "registerpolicies.h"
 #endif
 #include "simulatedconnector.h"
@@ -132,7 +132,7 @@ void OperationsWorker::start(const LiveSetup &setup)
         policyConfig.scenario = setup.scenario.toStdString();
         m_planner = std::make_unique<dl2::PolicyPlanner>(setup.policy.toStdString(), policyConfig);
         attachDecisionReader(*m_planner); // learned policies: confidence of each decision
-#ifdef DL2_CONSOLE_DECISIONS
+#ifdef DL2_CONSOLE_LEARNING
         // The audit log names a frozen learned policy by its checkpoint's name.
         if (setup.policy == QLatin1String("dl2") || setup.policy == QLatin1String("dl2-plus")) {
             const QFileInfo file(QString::fromStdString(

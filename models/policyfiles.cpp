@@ -2,7 +2,7 @@
 
 #include "error.h"
 
-#ifdef DL2_CONSOLE_DECISIONS
+#ifdef DL2_CONSOLE_LEARNING
 #include "checkpoint.h"
 #include "registerpolicies.h"
 #endif
@@ -11,7 +11,7 @@ namespace dl2console {
 
 PolicyFile inspectPolicyFile(const QString &nameOrPath)
 {
-#ifdef DL2_CONSOLE_DECISIONS
+#ifdef DL2_CONSOLE_LEARNING
     const dl2::Checkpoint c = dl2::readCheckpoint(dl2::resolveCheckpoint(nameOrPath.toStdString()));
     return {QString::fromLatin1(dl2::toString(c.spec.kind)), nameOrPath};
 #else
@@ -22,7 +22,7 @@ PolicyFile inspectPolicyFile(const QString &nameOrPath)
 QList<ShippedPolicyEntry> shippedPolicyEntries()
 {
     QList<ShippedPolicyEntry> out;
-#ifdef DL2_CONSOLE_DECISIONS
+#ifdef DL2_CONSOLE_LEARNING
     for (const auto &p : dl2::shippedPolicies())
         out.append({QString::fromStdString(p.name), QString::fromLatin1(dl2::toString(p.kind)),
                     QStringLiteral("Default for %1. %2")

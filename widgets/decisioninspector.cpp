@@ -193,7 +193,7 @@ void DecisionInspector::setCurrentStep(int step)
     Q_EMIT currentStepChanged(step);
 }
 
-QString DecisionInspector::summaryText(const DecisionStep &s) const
+QString DecisionInspector::summaryText(const dl2::DecisionRecord &s) const
 {
     const DecisionLog &log = m_stepsModel->log();
     const double p = s.probabilities[static_cast<size_t>(s.action)];
@@ -201,10 +201,10 @@ QString DecisionInspector::summaryText(const DecisionStep &s) const
     for (float q : s.probabilities)
         rank += q > p ? 1 : 0;
     const int valid = s.validActions();
-    QString what = s.isStop() ? tr("<b>stop</b>")
-                              : tr("add a <b>%1</b> to <b>job %2</b>")
-                                    .arg(actionKindName(s.action, s.rows()))
-                                    .arg(s.jobId);
+    QString what = s.stop ? tr("<b>stop</b>")
+                          : tr("add a <b>%1</b> to <b>job %2</b>")
+                                .arg(actionKindName(s.action, s.rows()))
+                                .arg(s.jobId);
     QString why = rank == 1 ? tr("p = %1, the most likely of %2 valid actions")
                                   .arg(DecisionStepsModel::percent(p))
                                   .arg(valid)
@@ -231,7 +231,7 @@ QString DecisionInspector::summaryText(const DecisionStep &s) const
 
 void DecisionInspector::showStep()
 {
-    const DecisionStep *s = m_stepsModel->step(m_current);
+    const dl2::DecisionRecord *s = m_stepsModel->step(m_current);
     const DecisionLog &log = m_stepsModel->log();
     m_previous->setEnabled(s && m_current > 0);
     m_next->setEnabled(s && m_current + 1 < stepCount());

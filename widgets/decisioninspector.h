@@ -48,7 +48,7 @@ Q_SIGNALS:
 
 private:
     void showStep();
-    QString summaryText(const DecisionStep &step) const;
+    QString summaryText(const dl2::DecisionRecord &step) const;
 
     QStackedWidget *m_stack;
     QLabel *m_placeholder;

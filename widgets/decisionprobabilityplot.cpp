@@ -66,10 +66,10 @@ void DecisionProbabilityPlot::restyle()
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
-void DecisionProbabilityPlot::setStep(const DecisionStep *step)
+void DecisionProbabilityPlot::setStep(const dl2::DecisionRecord *step)
 {
     m_haveStep = step != nullptr;
-    m_step = step ? *step : DecisionStep{};
+    m_step = step ? *step : dl2::DecisionRecord{};
     rebuild();
 }
 

@@ -20,7 +20,7 @@ class DecisionProbabilityPlot : public QWidget
 public:
     explicit DecisionProbabilityPlot(QWidget *parent = nullptr);
     // `step` may be null (nothing to show).
-    void setStep(const DecisionStep *step);
+    void setStep(const dl2::DecisionRecord *step);
     void setTopK(int k);
     // Actions on display, most probable first (for tests).
     const std::vector<int> &shownActions() const { return m_actions; }
@@ -34,7 +34,7 @@ private:
     QCPBars *m_bars;   // the other top-k actions
     QCPBars *m_chosen; // the chosen action
     std::vector<QCPItemText *> m_labels;
-    DecisionStep m_step;
+    dl2::DecisionRecord m_step;
     bool m_haveStep = false;
     int m_k = 8;
     std::vector<int> m_actions;

@@ -200,4 +200,77 @@ void Dl2Policy::schedule(SlotContext &ctx)
         decisionlatency::addSlot(latencies, micros(slotStart, Clock::now()));
 }
 
+DecisionLayout Dl2Policy::decisionLayout() const
+{
+    DecisionLayout layout;
+    layout.policy = toString(m_spec.kind);
+    auto add = [](std::vector<DecisionFeature> &to, const char *name, std::string what,
+                  int count = 1) {
+        const int first = to.empty() ? 0 : to.back().first + to.back().count;
+        to.push_back({name, std::move(what), first, count});
+    };
+    auto &c = layout.columns;
+    if (m_spec.kind == PolicyKind::Dl2) {
+        const bool norm = m_spec.features.normalise;
+        if (m_spec.features.oneHotType)
+            add(c, "type",
+                "Job type (model), one-hot over " + std::to_string(m_spec.types) +
+                    " types in the network input",
+                m_spec.types);
+        else
+            add(c, "type",
+                norm ? "Job type id + 1, divided by the number of types" : "Job type id + 1");
+        add(c, "age", norm ? "Slots since arrival a, as a / (a + 10)" : "Slots since arrival");
+        add(c, "remaining", "Fraction of the job's epochs still to run");
+        add(c, "dom. share",
+            norm ? "Dominant resource share x nodes / max workers"
+                 : "Dominant resource share of the job in the cluster");
+        add(c, "workers", norm ? "Workers / max workers" : "Workers so far this slot");
+        add(c, "PSs", norm ? "PSs / max PSs" : "Parameter servers so far this slot");
+        const std::string window = "Window: first " + std::to_string(m_spec.window) +
+                                   " jobs by arrival.";
+        layout.notes = m_spec.initialBundles
+                           ? "dl2 first gives every unfinished job one bundle (1 worker + 1 PS); "
+                             "then each inference adds one task until stop, a failed allocation "
+                             "or no valid action. " +
+                                 window
+                           : "Each inference adds one task until stop, a failed allocation or "
+                             "no valid action. " +
+                                 window;
+        return layout;
+    }
+    add(c, "remaining", "Fraction of the job's epochs still to run");
+    add(c, "age", "Slots since arrival a, as a / (a + 10)");
+    add(c, "workers", "Workers / max workers");
+    add(c, "PSs", "PSs / max PSs");
+    add(c, "w CPU", "CPU demand of one worker / node CPU capacity");
+    add(c, "w GPU", "GPU demand of one worker / node GPU capacity");
+    add(c, "PS CPU", "CPU demand of one PS / node CPU capacity");
+    add(c, "progress",
+        "Estimated fraction of the remaining epochs done this slot with the current allocation");
+    add(c, "gain w", "Gain in that fraction from one more worker");
+    add(c, "gain PS", "Gain in that fraction from one more PS");
+    add(c, "gain b", "Gain in that fraction from one more worker and PS (bundle)");
+    add(c, "log rem.", "log(1 + remaining epochs) / 10");
+    add(c, "slots left", "Estimated slots to finish at the current allocation / 100 (capped at 1)");
+    add(c, "running", "1 when the job has at least one worker and one PS");
+    if (m_spec.features.bestSetting) {
+        add(c, "best w gap",
+            "(Workers of the job's fastest setting on the cluster's speed model - workers) / "
+            "max workers");
+        add(c, "best PS gap",
+            "(PSs of the job's fastest setting on the cluster's speed model - PSs) / max PSs");
+        add(c, "slots at best", "Slots to finish at the fastest setting / 100 (capped at 1)");
+        add(c, "of best", "Speed now as a share of the fastest setting's speed");
+    }
+    auto &g = layout.globals;
+    add(g, "free CPU", "Free CPU share of the cluster");
+    add(g, "free GPU", "Free GPU share of the cluster");
+    add(g, "load", "Unfinished jobs n, as n / (n + 20)");
+    add(g, "running", "Share of unfinished jobs that run");
+    layout.notes = "dl2-plus: each inference adds one task (worker, PS or bundle) to any "
+                   "unfinished job until stop; tasks that fit on no node are masked.";
+    return layout;
+}
+
 } // namespace dl2

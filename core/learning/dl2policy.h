@@ -5,8 +5,9 @@
 // decodes as its spec says (arg max of the masked probabilities, or a sample seeded by the
 // policy's seed); trainers switch on sampling + job-aware exploration through ActorOptions
 // and observe every decision.
-// For the console's decision inspector, setRecordDecisions(true) keeps, for each inference
-// of the last slot, the state, the masked probabilities, the chosen action and V(s).
+// For the console's decision inspector, recordDecisions(true) keeps, for each inference of the
+// last slot, the state, the masked probabilities, the chosen action and V(s)
+// (Scheduler::lastDecisions, decisionrecord.h).
 
 #include "checkpoint.h"
 #include "scheduler.h"
@@ -21,26 +22,6 @@
 namespace dl2 {
 
 class PolicyNetwork;
-
-struct DecisionRecord
-{
-    int slot = 0;
-    int inference = 0;
-    int jobDim = 0;
-    std::vector<int> jobIds;           // per row (-1 = empty window position)
-    std::vector<float> features;       // rows x jobDim
-    std::vector<float> global;
-    std::vector<float> probabilities;  // masked, renormalised, 3 x rows + 1
-    std::vector<std::uint8_t> mask;    // 3 x rows + 1, 1 = valid (a valid action's probability
-                                       // can still round to 0)
-    int action = 0;
-    bool stop = false;
-    int jobId = -1;                    // acted-on job (-1 for stop)
-    TaskKind kind = TaskKind::Worker;
-    bool explored = false;             // replaced by job-aware exploration (training only)
-    float value = 0.0f;                // V(s) of the value network
-    AddResult result = AddResult::Ok;
-};
 
 struct ActorOptions
 {
@@ -72,8 +53,14 @@ public:
     // its frozen reference from the same numbers each slot: common random numbers).
     void reseed(std::uint64_t seed) { m_rng = Rng(seed); }
     void setActor(ActorOptions options) { m_actor = std::move(options); }
-    void setRecordDecisions(bool on) { m_record = on; }
-    const std::vector<DecisionRecord> &lastSlotDecisions() const { return m_decisions; }
+    bool recordDecisions(bool on) override
+    {
+        m_record = on;
+        return true;
+    }
+    const std::vector<DecisionRecord> &lastDecisions() const override { return m_decisions; }
+    // Names the columns of the policy's state, in the encoder's order (stateencoder.cpp).
+    DecisionLayout decisionLayout() const override;
     bool sampling() const { return m_actor.sample || m_spec.decode == Decode::Sample; }
     // Safety bound on inferences per slot.
     void setMaxInferences(int n) { m_maxInferences = n; }

@@ -1,5 +1,5 @@
 // The learned policies in the console (built only with the learning library): the decision
-// inspector shows exactly the records Dl2Policy::lastSlotDecisions() gives when the same slot
+// inspector shows exactly the records Scheduler::lastDecisions() gives when the same slot
 // is run directly; the reward plot has the V(s) series for dl2 and not for drf; a replay of
 // dl2 from a keyframe equals a straight run; the decision queue's confidence is the planner's
 // probability.
@@ -12,7 +12,6 @@
 #include "decisionstatemodel.h"
 #include "comparisonpage.h"
 #include "decisionstepsmodel.h"
-#include "dl2policy.h"
 #include "jobtablemodel.h"
 #include "liveoperations.h"
 #include "mainwindow.h"
@@ -57,8 +56,7 @@ struct StraightRun
         config.checkpoint = checkpoint.toStdString();
         scheduler = dl2::makeScheduler(policy.toStdString(), config);
         scheduler->reset();
-        if (auto *p = dynamic_cast<dl2::Dl2Policy *>(scheduler.get()))
-            p->setRecordDecisions(true);
+        scheduler->recordDecisions(true);
         dl2::ProfileSet profiles = dl2::ProfileSet::reference();
         dl2::Trace trace = scenario.trace(profiles, 1);
         simulator = std::make_unique<dl2::Simulator>(scenario.cluster, std::move(profiles),
@@ -68,7 +66,7 @@ struct StraightRun
     }
     const std::vector<dl2::DecisionRecord> &records() const
     {
-        return dynamic_cast<const dl2::Dl2Policy &>(*scheduler).lastSlotDecisions();
+        return scheduler->lastDecisions();
     }
 };
 
@@ -184,7 +182,7 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
 
     for (size_t i = 0; i < records.size(); ++i) {
         const dl2::DecisionRecord &r = records[i];
-        const DecisionStep &s = log.steps[i];
+        const dl2::DecisionRecord &s = log.steps[i];
         QCOMPARE(r.slot, slot);
         QCOMPARE(s.inference, r.inference);
         QCOMPARE(s.jobIds, r.jobIds);
@@ -196,8 +194,9 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
         QVERIFY(s.mask[size_t(s.action)]); // the chosen action is always a valid one
         QCOMPARE(s.action, r.action);
         QCOMPARE(s.jobId, r.stop ? -1 : r.jobId);
-        QCOMPARE(s.value, double(r.value));
-        QCOMPARE(s.isStop(), r.stop);
+        QCOMPARE(s.value, r.value);
+        QCOMPARE(s.stop, r.stop);
+        QCOMPARE(s.stop, s.action == 3 * s.rows());
     }
 
     // Step through with the buttons: the state table, the chart and the list follow.
@@ -438,7 +437,7 @@ void TestDecisionInspector::comparisonDefaultsIncludeTheLearnedPolicies()
 // records without a mask (older logs) fall back to the probability.
 void TestDecisionInspector::maskNotProbabilityDecidesMasked()
 {
-    DecisionStep s;
+    dl2::DecisionRecord s;
     s.jobIds = {7};
     s.probabilities = {0.0f, 0.0f, 0.0f, 1.0f};
     s.mask = {1, 0, 0, 1};

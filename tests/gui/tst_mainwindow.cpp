@@ -244,7 +244,7 @@ void TestMainWindow::decisionInspectorPlaceholder()
     log.slot = 4;
     log.policy = QStringLiteral("dl2");
     log.columns = {{QStringLiteral("age"), {}, 0, 1}, {QStringLiteral("workers"), {}, 1, 1}};
-    DecisionStep bundle; // two window rows (job 3, one empty position): 7 actions
+    dl2::DecisionRecord bundle; // two window rows (job 3, one empty position): 7 actions
     bundle.jobDim = 2;
     bundle.jobIds = {3, -1};
     bundle.features = {5.0f, 1.0f, 0.0f, 0.0f};
@@ -252,8 +252,9 @@ void TestMainWindow::decisionInspectorPlaceholder()
     bundle.action = 2;
     bundle.jobId = 3;
     bundle.value = 1.5;
-    DecisionStep stop = bundle;
+    dl2::DecisionRecord stop = bundle;
     stop.inference = 1;
+    stop.stop = true;
     stop.probabilities = {0.05f, 0.05f, 0.0f, 0.0f, 0.0f, 0.0f, 0.9f};
     stop.action = 6;
     stop.jobId = -1;

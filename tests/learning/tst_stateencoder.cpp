@@ -208,12 +208,12 @@ private Q_SLOTS:
                 ++invalid;
         };
         policy.setActor(actor);
-        policy.setRecordDecisions(true);
+        policy.recordDecisions(true);
         Simulator sim(sc.cluster, profiles, sc.trace(profiles, 5), sc.simulation);
         int failed = 0;
         for (int slot = 0; slot < 60 && !sim.done(); ++slot) {
             sim.step(policy);
-            for (const auto &d : policy.lastSlotDecisions()) {
+            for (const auto &d : policy.lastDecisions()) {
                 QVERIFY(d.action >= 0 && d.action < int(d.probabilities.size()));
                 QVERIFY(d.probabilities[size_t(d.action)] > 0.0f || d.explored);
                 QVERIFY(d.result != AddResult::AtCap);

@@ -4,6 +4,7 @@
 // the audit log against the agent's own record of applied decisions.
 #include "command.h"
 #include "common.h"
+#include "decisionrecord.h"
 #include "error.h"
 #include "fileio.h"
 #include "grpcconnector.h"
@@ -11,7 +12,6 @@
 #include "simulatedconnector.h"
 
 #ifdef DL2_HAVE_LEARNING
-#include "policyactions.h"
 #include "registerpolicies.h"
 #endif
 #ifdef DL2_HAVE_ONLINE

@@ -1,26 +1,28 @@
-#include "policyactions.h"
+#include "decisionrecord.h"
 
-#include "dl2policy.h"
+#include "scheduler.h"
 
 namespace dl2 {
 
+int DecisionRecord::validActions() const
+{
+    int n = 0;
+    for (int a = 0; a < static_cast<int>(probabilities.size()); ++a)
+        n += isMasked(a) ? 0 : 1;
+    return n;
+}
+
 bool recordPolicyActions(Scheduler &scheduler)
 {
-    auto *policy = dynamic_cast<Dl2Policy *>(&scheduler);
-    if (!policy)
-        return false;
-    policy->setRecordDecisions(true);
-    return true;
+    return scheduler.recordDecisions(true);
 }
 
 std::vector<PolicyActionSummary> lastPolicyActions(const Scheduler &scheduler)
 {
     std::vector<PolicyActionSummary> out;
-    const auto *policy = dynamic_cast<const Dl2Policy *>(&scheduler);
-    if (!policy)
-        return out;
-    out.reserve(policy->lastSlotDecisions().size());
-    for (const DecisionRecord &d : policy->lastSlotDecisions()) {
+    const auto &records = scheduler.lastDecisions();
+    out.reserve(records.size());
+    for (const DecisionRecord &d : records) {
         PolicyActionSummary a;
         a.jobId = d.stop ? -1 : d.jobId;
         a.placed = !d.stop && d.result == AddResult::Ok;

@@ -1,0 +1,80 @@
+#pragma once
+// What a policy decided in a slot and why: one record per inference of a learned policy (the
+// state its network saw, the masked probabilities, the chosen action, V(s)) and the names of
+// the state's columns. Any Scheduler may keep one (Scheduler::recordDecisions); the learned
+// DL2 policies do. Read by the console's decision inspector and, reduced to the outcome
+// (PolicyActionSummary), by the operating loop for each resize decision's confidence.
+
+#include "types.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+class Scheduler;
+
+struct DecisionRecord
+{
+    int slot = 0;
+    int inference = 0;
+    int jobDim = 0;
+    std::vector<int> jobIds;           // per row (-1 = empty window position)
+    std::vector<float> features;       // rows x jobDim, exactly as the network saw them
+    std::vector<float> global;         // global features (dl2-plus)
+    std::vector<float> probabilities;  // masked, renormalised, 3 x rows + 1: a masked action has 0
+    std::vector<std::uint8_t> mask;    // 3 x rows + 1, 1 = valid (a valid action's probability
+                                       // can still round to 0)
+    // a = 3 x row + k (k = 0 worker, 1 PS, 2 bundle); a = 3 x rows is stop.
+    int action = 0;
+    bool stop = false;
+    int jobId = -1;                    // acted-on job (-1 for stop)
+    TaskKind kind = TaskKind::Worker;
+    bool explored = false;             // replaced by job-aware exploration (training only)
+    float value = 0.0f;                // V(s) of the value network
+    AddResult result = AddResult::Ok;  // of the acted-on task (Ok for stop)
+
+    int rows() const { return static_cast<int>(jobIds.size()); }
+    bool isMasked(int a) const
+    {
+        return mask.empty() ? probabilities[static_cast<size_t>(a)] <= 0.0f
+                            : !mask[static_cast<size_t>(a)];
+    }
+    int validActions() const;
+};
+
+// One named column of the state a policy saw. A one-hot group (dl2's job type) is one column
+// of `count` entries.
+struct DecisionFeature
+{
+    std::string name;
+    std::string description; // what the number means
+    int first = 0;           // offset in a row of DecisionRecord::features (or in global)
+    int count = 1;
+};
+
+// How to read a policy's records: its name, how its slot works, its columns.
+struct DecisionLayout
+{
+    std::string policy; // "dl2", "dl2-plus"
+    std::string notes;
+    std::vector<DecisionFeature> columns; // of a row of DecisionRecord::features
+    std::vector<DecisionFeature> globals; // of DecisionRecord::global
+};
+
+// The outcome of one inference, all the operating loop needs for a decision's confidence.
+struct PolicyActionSummary
+{
+    int jobId = -1;      // -1 for stop
+    bool placed = false; // the task was allocated (not stop, not a failed allocation)
+    double probability = 0.0;
+    double value = 0.0; // V(s) before the action
+};
+
+// Switches a scheduler's decision record on; false when it keeps none.
+bool recordPolicyActions(Scheduler &scheduler);
+// The inferences of the scheduler's last slot (empty when it keeps no record).
+std::vector<PolicyActionSummary> lastPolicyActions(const Scheduler &scheduler);
+
+} // namespace dl2
