@@ -2,16 +2,6 @@
 
 namespace dl2console {
 
-QString AuditFilterProxyModel::eventsQuery(bool withVersions)
-{
-    return withVersions
-               ? QStringLiteral("SELECT e.seq, e.time, e.job, e.kind, e.actor, e.decision_id, "
-                                "e.before, e.after, e.detail, d.policy_version FROM events e "
-                                "LEFT JOIN decisions d ON d.id = e.decision_id ORDER BY e.seq DESC")
-               : QStringLiteral("SELECT seq, time, job, kind, actor, decision_id, before, after, "
-                                "detail, '' FROM events ORDER BY seq DESC");
-}
-
 AuditFilterProxyModel::AuditFilterProxyModel(QObject *parent) : QSortFilterProxyModel(parent) {}
 
 void AuditFilterProxyModel::setJob(int job)

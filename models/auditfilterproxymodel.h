@@ -1,6 +1,6 @@
 #pragma once
-// Filters the audit log's events (source: a read-only SQL model over eventsQuery(), columns
-// in Column order) by job, action, time range and free text.
+// Filters the audit log's events (source: AuditEventsModel, columns in Column order) by job,
+// action, time range and free text.
 
 #include <QDateTime>
 #include <QSortFilterProxyModel>
@@ -25,10 +25,6 @@ public:
         PolicyVersionColumn, // of the policy that proposed the event's decision (schema 3)
         ColumnCount
     };
-    // The SELECT whose columns are in Column order (newest first). A log older than schema 3
-    // has no policy versions: `withVersions` false reads an empty column instead.
-    static QString eventsQuery(bool withVersions = true);
-
     explicit AuditFilterProxyModel(QObject *parent = nullptr);
 
     void setJob(int job); // -1: every job

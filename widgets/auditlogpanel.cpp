@@ -1,5 +1,6 @@
 #include "auditlogpanel.h"
 
+#include "auditeventsmodel.h"
 #include "auditfilterproxymodel.h"
 
 #include <QCheckBox>
@@ -14,14 +15,9 @@
 #include <QPushButton>
 #include <QSaveFile>
 #include <QSpinBox>
-#include <QSqlDatabase>
-#include <QSqlError>
-#include <QSqlQuery>
-#include <QSqlQueryModel>
 #include <QTableView>
 #include <QTimer>
 #include <QVBoxLayout>
-#include <atomic>
 
 namespace dl2console {
 
@@ -38,14 +34,12 @@ QString csvField(QString text)
 } // namespace
 
 AuditLogPanel::AuditLogPanel(QWidget *parent)
-    : QWidget(parent), m_model(new QSqlQueryModel(this)), m_proxy(new AuditFilterProxyModel(this)),
+    : QWidget(parent), m_model(new AuditEventsModel(this)), m_proxy(new AuditFilterProxyModel(this)),
       m_job(new QSpinBox(this)), m_action(new QComboBox(this)),
       m_useRange(new QCheckBox(tr("From"), this)), m_from(new QDateTimeEdit(this)),
       m_to(new QDateTimeEdit(this)), m_search(new QLineEdit(this)), m_view(new QTableView(this)),
       m_status(new QLabel(this)), m_refresh(new QTimer(this))
 {
-    static std::atomic<int> counter{0};
-    m_connection = QStringLiteral("dl2-console-audit-view-%1").arg(counter.fetch_add(1));
     setObjectName(QStringLiteral("auditLogPanel"));
     m_job->setRange(-1, 1'000'000);
     m_job->setSpecialValueText(tr("all jobs"));
@@ -113,31 +107,13 @@ AuditLogPanel::AuditLogPanel(QWidget *parent)
                          "the gate (review or rules)."));
 }
 
-AuditLogPanel::~AuditLogPanel()
-{
-    closeDatabase();
-}
-
-void AuditLogPanel::closeDatabase()
-{
-    // Not clear(): QSqlQuery::clear() makes a new result from the same driver, so the model
-    // would keep a pointer to the driver removeDatabase() deletes, and the next clear() (the
-    // next switch of the audit file) would crash. A query of no database drops it.
-    m_model->setQuery(QSqlQuery(QString(), QSqlDatabase()));
-    if (QSqlDatabase::contains(m_connection)) {
-        {
-            QSqlDatabase db = QSqlDatabase::database(m_connection, false);
-            db.close();
-        }
-        QSqlDatabase::removeDatabase(m_connection);
-    }
-}
+AuditLogPanel::~AuditLogPanel() = default;
 
 void AuditLogPanel::setAuditFile(const QString &path)
 {
     if (path == m_path)
         return;
-    closeDatabase();
+    m_model->clear();
     m_path = path;
     refresh();
 }
@@ -155,40 +131,14 @@ void AuditLogPanel::refresh()
                              "the gate (review or rules)."));
         return;
     }
-    if (!QSqlDatabase::contains(m_connection)) {
-        QSqlDatabase db = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
-        db.setDatabaseName(m_path);
-        db.setConnectOptions(QStringLiteral("QSQLITE_OPEN_READONLY;QSQLITE_BUSY_TIMEOUT=200"));
-        if (!db.open()) {
-            m_status->setText(tr("Cannot read %1: %2").arg(m_path, db.lastError().text()));
-            return;
-        }
-    }
-    QSqlDatabase db = QSqlDatabase::database(m_connection, false);
     const QString selected = m_action->currentData().toString();
-    bool versions = false; // schema 3: the policy version of each decision
-    {
-        QSqlQuery columns(QStringLiteral("PRAGMA table_info(decisions)"), db);
-        while (columns.next())
-            versions |= columns.value(1).toString() == QLatin1String("policy_version");
-    }
-    m_model->setQuery(QSqlQuery(AuditFilterProxyModel::eventsQuery(versions), db));
-    if (m_model->lastError().isValid()) {
-        m_status->setText(tr("Cannot read %1: %2").arg(m_path, m_model->lastError().text()));
+    const QString error = m_model->reload(m_path);
+    if (!error.isEmpty()) {
+        m_status->setText(tr("Cannot read %1: %2").arg(m_path, error));
         return;
     }
-    while (m_model->canFetchMore())
-        m_model->fetchMore();
-    const QStringList headers{tr("#"),     tr("Time (UTC)"), tr("Job"),   tr("Action"), tr("Actor"),
-                              tr("Decision"), tr("Before"),  tr("After"), tr("Detail"),
-                              tr("Policy version")};
-    for (int c = 0; c < headers.size(); ++c)
-        m_model->setHeaderData(c, Qt::Horizontal, headers[c]);
     // Actions present in the log, for the filter.
-    QStringList kinds;
-    QSqlQuery q(QStringLiteral("SELECT DISTINCT kind FROM events ORDER BY kind"), db);
-    while (q.next())
-        kinds << q.value(0).toString();
+    const QStringList kinds = m_model->kinds();
     const QSignalBlocker block(m_action);
     while (m_action->count() > 1)
         m_action->removeItem(1);

@@ -1,6 +1,6 @@
 #pragma once
-// The Audit log dock: the events of the console's audit log (SQLite), read-only through its
-// own connection, newest first, filtered by job, action, time range and text; CSV export.
+// The Audit log dock: the events of the console's audit log, read-only (AuditEventsModel over
+// core's reader), newest first, filtered by job, action, time range and text; CSV export.
 // The operations worker writes the log; this panel only reads (WAL: no blocking).
 
 #include <QWidget>
@@ -11,12 +11,12 @@ class QDateTimeEdit;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
-class QSqlQueryModel;
 class QTableView;
 class QTimer;
 
 namespace dl2console {
 
+class AuditEventsModel;
 class AuditFilterProxyModel;
 
 class AuditLogPanel : public QWidget
@@ -42,11 +42,9 @@ public:
 private:
     void applyFilters();
     void exportInteractively();
-    void closeDatabase();
 
     QString m_path;
-    QString m_connection;
-    QSqlQueryModel *m_model;
+    AuditEventsModel *m_model;
     AuditFilterProxyModel *m_proxy;
     QSpinBox *m_job;
     QComboBox *m_action;

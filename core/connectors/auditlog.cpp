@@ -1,5 +1,6 @@
 #include "auditlog.h"
 
+#include "auditevents.h"
 #include "auditfaultvfs.h"
 #include "dl2_agent_v1.pb.h"
 #include "error.h"
@@ -557,41 +558,7 @@ void AuditLog::recordLearningEvent(const std::string &actor, const std::string &
 std::vector<AuditLog::EventRow> AuditLog::events(std::optional<int> job,
                                                  const std::string &since) const
 {
-    QString sql = QStringLiteral(
-        "SELECT e.seq, e.time, e.decision_id, e.job, e.kind, e.actor, e.before, e.after, "
-        "e.detail, d.probability, d.value, d.policy_version FROM events e LEFT JOIN decisions d ON "
-        "d.id = e.decision_id WHERE 1=1");
-    if (job)
-        sql += QStringLiteral(" AND e.job = ?");
-    if (!since.empty())
-        sql += QStringLiteral(" AND e.time >= ?");
-    sql += QStringLiteral(" ORDER BY e.seq");
-    QSqlQuery q(QSqlDatabase::database(m_connection, false));
-    q.prepare(sql);
-    if (job)
-        q.addBindValue(*job);
-    if (!since.empty())
-        q.addBindValue(QString::fromStdString(since));
-    if (!q.exec())
-        throw Error("audit log '" + m_path + "': " + q.lastError().text().toStdString());
-    std::vector<EventRow> out;
-    while (q.next()) {
-        EventRow r;
-        r.seq = q.value(0).toLongLong();
-        r.time = q.value(1).toString().toStdString();
-        r.decisionId = q.value(2).toString().toStdString();
-        r.job = q.value(3).toInt();
-        r.kind = q.value(4).toString().toStdString();
-        r.actor = q.value(5).toString().toStdString();
-        r.before = q.value(6).toString().toStdString();
-        r.after = q.value(7).toString().toStdString();
-        r.detail = q.value(8).toString().toStdString();
-        r.probability = optionalDouble(q.value(9));
-        r.value = optionalDouble(q.value(10));
-        r.policyVersion = q.value(11).toString().toStdString();
-        out.push_back(std::move(r));
-    }
-    return out;
+    return queryAuditEvents(QSqlDatabase::database(m_connection, false), m_path, job, since);
 }
 
 std::vector<std::string> AuditLog::idsInState(const std::string &state) const

@@ -1,5 +1,6 @@
 // AuditLog (survives reopen, re-send logic) and the simulated backend (idempotent apply,
 // state directory resume), plus the operating loop's recovery in-process.
+#include "auditevents.h"
 #include "auditlog.h"
 #include "error.h"
 #include "operatingloop.h"
@@ -287,6 +288,8 @@ private Q_SLOTS:
             QCOMPARE(log.events().back().kind, std::string("learning"));
             QCOMPARE(log.events().back().detail, std::string("rollback to v2"));
         }
+        // The viewers' read-only reader sees the same versions.
+        QCOMPARE(readAuditEvents(path).front().policyVersion, std::string("v3"));
         // Make it a schema-2 log: no slots table, no policy_version column.
         {
             QSqlDatabase db =
@@ -300,6 +303,12 @@ private Q_SLOTS:
                 QVERIFY2(q.exec(QString::fromLatin1(sql)), sql);
         }
         QSqlDatabase::removeDatabase(QStringLiteral("v2"));
+        // Read-only, it must not migrate: the events come without versions.
+        {
+            const auto events = readAuditEvents(path);
+            QVERIFY(!events.empty());
+            QVERIFY(events.front().policyVersion.empty());
+        }
         {
             AuditLog log(path);
             QCOMPARE(log.openedSchema(), 2);
