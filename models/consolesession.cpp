@@ -72,7 +72,7 @@ void ConsoleSession::clearRun(int wantedSlot)
 void ConsoleSession::load(const SessionSetup &setup)
 {
     stopLive();
-    ++m_generation;
+    const quint64 generation = m_jobs.start();
     m_setup = setup;
     try { // the views' speeds follow the run's speed model; a bad table is reported by the worker
         m_profiles = dl2::profilesFor(dl2::speedModelChoiceFromString(setup.speedModel.toStdString()),
@@ -81,27 +81,15 @@ void ConsoleSession::load(const SessionSetup &setup)
         m_profiles = dl2::ProfileSet::reference();
     }
     clearRun(0);
-    const quint64 generation = m_generation;
-    QMetaObject::invokeMethod(
-        m_worker,
-        [w = m_worker, generation, setup] {
-            if (w)
-                w->load(generation, setup);
-        },
-        Qt::QueuedConnection);
+    JobTracker::post(m_worker,
+                     [generation, setup](SimulationWorker *w) { w->load(generation, setup); });
 }
 
 void ConsoleSession::startLive(const LiveSetup &setup)
 {
     stopLive();
-    ++m_generation; // drops whatever the replay worker still sends
-    QMetaObject::invokeMethod(
-        m_worker,
-        [w = m_worker] {
-            if (w)
-                w->unload();
-        },
-        Qt::QueuedConnection);
+    m_jobs.start(); // drops whatever the replay worker still sends
+    JobTracker::post(m_worker, [](SimulationWorker *w) { w->unload(); });
     m_setup = SessionSetup{};
     m_setup.scenario = setup.scenario;
     m_setup.seed = setup.seed;
@@ -273,7 +261,7 @@ void ConsoleSession::backToLive()
 
 void ConsoleSession::onLoaded(quint64 generation, const RunInfo &info)
 {
-    if (generation != m_generation)
+    if (!m_jobs.isCurrent(generation))
         return;
     m_info = info;
     m_loaded = true;
@@ -283,7 +271,7 @@ void ConsoleSession::onLoaded(quint64 generation, const RunInfo &info)
 
 void ConsoleSession::onLoadFailed(quint64 generation, const QString &message)
 {
-    if (generation != m_generation)
+    if (!m_jobs.isCurrent(generation))
         return;
     qCWarning(lcSim) << "simulation failed:" << message;
     m_inFlightSlot = -1;
@@ -295,7 +283,7 @@ void ConsoleSession::onLoadFailed(quint64 generation, const QString &message)
 void ConsoleSession::onSummaries(quint64 generation, const QVector<SlotSummary> &summaries,
                                  bool runComplete)
 {
-    if (generation != m_generation)
+    if (!m_jobs.isCurrent(generation))
         return;
     for (const auto &s : summaries)
         if (s.slot == static_cast<int>(m_timeline.size()))
@@ -306,7 +294,7 @@ void ConsoleSession::onSummaries(quint64 generation, const QVector<SlotSummary> 
 
 void ConsoleSession::onSnapshot(quint64 generation, const SnapshotPacket &packet)
 {
-    if (generation != m_generation)
+    if (!m_jobs.isCurrent(generation))
         return;
     m_inFlightSlot = -1;
     m_snapshot = packet.snapshot;
@@ -327,15 +315,10 @@ void ConsoleSession::sendNext()
     }
     m_inFlightSlot = m_wanted;
     m_wanted = -1;
-    const quint64 generation = m_generation;
+    const quint64 generation = m_jobs.generation();
     const int slot = m_inFlightSlot;
-    QMetaObject::invokeMethod(
-        m_worker,
-        [w = m_worker, generation, slot] {
-            if (w)
-                w->requestSlot(generation, slot);
-        },
-        Qt::QueuedConnection);
+    JobTracker::post(m_worker,
+                     [generation, slot](SimulationWorker *w) { w->requestSlot(generation, slot); });
 }
 
 void ConsoleSession::seek(int slot)

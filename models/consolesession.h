@@ -24,6 +24,7 @@
 // the gate's batch stays open for review); backToLive() or seeking to the newest slot returns
 // to the live state, and stepping forward from there runs the next slot.
 
+#include "jobtracker.h"
 #include "livetypes.h"
 #include "modelprofile.h"
 #include "sessiontypes.h"
@@ -134,7 +135,7 @@ private:
     SessionSetup m_setup;
     RunInfo m_info;
     dl2::ProfileSet m_profiles;
-    quint64 m_generation = 0;
+    JobTracker m_jobs; // loads: results of an earlier one are dropped
     bool m_loaded = false;
     bool m_playing = false;
     double m_speed = 4.0;

@@ -80,13 +80,7 @@ LiveOperations::~LiveOperations()
 template <typename F>
 void LiveOperations::post(F &&call)
 {
-    QMetaObject::invokeMethod(
-        m_worker,
-        [w = m_worker, call = std::forward<F>(call)] {
-            if (w)
-                call(w.data());
-        },
-        Qt::QueuedConnection);
+    JobTracker::post(m_worker, std::forward<F>(call));
 }
 
 void LiveOperations::runSlot()

@@ -4,6 +4,7 @@
 // commands by queued calls. Never blocks: every gate, audit-log and gRPC call runs on the
 // worker thread. One object per live run (ConsoleSession replaces it to restart).
 
+#include "jobtracker.h"
 #include "livetypes.h"
 
 #include <QObject>

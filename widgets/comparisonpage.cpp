@@ -279,9 +279,8 @@ void ComparisonPage::run()
     m_progress->setValue(0);
     m_status->setText(tr("Running %1 simulations…").arg(total));
 
-    auto cancelFlag = std::make_shared<std::atomic<bool>>(false);
-    m_cancelFlag = cancelFlag;
-    const quint64 generation = ++m_generation;
+    const quint64 generation = m_jobs.start();
+    const JobTracker::CancelFlag cancelFlag = m_jobs.cancelFlag();
     QPointer<ComparisonPage> self(this);
     const SessionSetup runOn = m_runSettings;
     auto work = [=]() -> Outcome {
@@ -330,7 +329,7 @@ void ComparisonPage::run()
                     QMetaObject::invokeMethod(
                         self,
                         [self, generation, done] {
-                            if (self && generation == self->m_generation)
+                            if (self && self->m_jobs.isCurrent(generation))
                                 self->m_progress->setValue(done);
                         },
                         Qt::QueuedConnection);
@@ -347,8 +346,7 @@ void ComparisonPage::run()
 
 void ComparisonPage::cancel()
 {
-    if (m_cancelFlag)
-        *m_cancelFlag = true;
+    m_jobs.cancel();
 }
 
 void ComparisonPage::onFinished()

@@ -5,11 +5,11 @@
 // to DRF and to the lower bound. Exports CSV, PNG and PDF.
 
 #include "experiment.h"
+#include "jobtracker.h"
 #include "sessiontypes.h"
 
 #include <QFutureWatcher>
 #include <QWidget>
-#include <atomic>
 #include <memory>
 #include <vector>
 
@@ -88,8 +88,7 @@ private:
     QTableView *m_table;
     ComparisonSummaryModel *m_summary;
     QFutureWatcher<Outcome> m_watcher;
-    std::shared_ptr<std::atomic<bool>> m_cancelFlag;
-    quint64 m_generation = 0;
+    JobTracker m_jobs; // the running experiment: progress of an earlier one is dropped
     dl2::ExperimentResult m_result;
     std::vector<std::vector<int>> m_arrivals;
 };
