@@ -322,10 +322,10 @@ RunResult runSimulation(Simulator &simulator, Scheduler &scheduler)
     return r;
 }
 
-Config bestConfig(const SpeedModel &model, const ModelProfile &profile, int maxPs,
+BestConfig bestConfig(const SpeedModel &model, const ModelProfile &profile, int maxPs,
                   int maxWorkers, const Demand &budget)
 {
-    Config best;
+    BestConfig best;
     for (int p = 1; p <= maxPs; ++p) {
         for (int w = 1; w <= maxWorkers; ++w) {
             const Demand need = p * profile.psDemand + w * profile.workerDemand;
@@ -347,7 +347,7 @@ std::vector<double> lowerBoundJcts(const ClusterSpec &cluster, const ProfileSet 
     const Demand budget = cluster.nodes * cluster.capacity;
     std::vector<double> epochsPerSlot;
     for (const auto &p : profiles.all()) {
-        const Config c = bestConfig(*p.speed, p, options.maxPs, options.maxWorkers, budget);
+        const BestConfig c = bestConfig(*p.speed, p, options.maxPs, options.maxWorkers, budget);
         epochsPerSlot.push_back(c.speed * options.slotSeconds / p.stepsPerEpoch);
     }
     std::vector<double> bounds;

@@ -116,13 +116,11 @@ double lowerBoundAvgJct(const ClusterSpec &cluster, const ProfileSet &profiles,
 std::vector<double> lowerBoundJcts(const ClusterSpec &cluster, const ProfileSet &profiles,
                                    const Trace &trace, const SimulationOptions &options);
 // Best (ps, workers) of a profile within the caps and a capacity budget (true speed).
-struct Config
+struct BestConfig : TaskCounts
 {
-    int ps = 0;
-    int workers = 0;
     double speed = 0.0;
 };
-Config bestConfig(const SpeedModel &model, const ModelProfile &profile, int maxPs,
+BestConfig bestConfig(const SpeedModel &model, const ModelProfile &profile, int maxPs,
                   int maxWorkers, const Demand &budget);
 
 } // namespace dl2

@@ -175,8 +175,8 @@ std::string formatTraceTime(double seconds)
     return buffer;
 }
 
-ObservedAllocation observedAllocation(double gpus, int maxPs, int maxWorkers, PsRule rule,
-                                      int sourcePs)
+TaskCounts observedAllocation(double gpus, int maxPs, int maxWorkers, PsRule rule,
+                              int sourcePs)
 {
     // Whole GPUs, rounded up (a fractional GPU share still occupies a worker), at least one.
     const double whole = std::ceil(std::max(gpus, 0.0) - 1e-9);
@@ -322,9 +322,9 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
                             "with " +
                             std::to_string(gpusOf(spec)) + " GPUs; use the sample rule");
         }
-        const ObservedAllocation a = observedAllocation(gpusOf(spec), options.maxPs,
-                                                        options.maxWorkers, options.psRule,
-                                                        source.ps);
+        const TaskCounts a = observedAllocation(gpusOf(spec), options.maxPs,
+                                                options.maxWorkers, options.psRule,
+                                                source.ps);
         // A model that cannot run at the observed allocation (speed 0 there, e.g. a measured
         // table without that point) cannot turn the duration into epochs: the draw goes on
         // among the others (counted), and a job no model of its class can run is filtered.

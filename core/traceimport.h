@@ -28,6 +28,7 @@
 
 #include "trace.h"
 #include "traceinput.h"
+#include "types.h"
 
 #include <cstdint>
 #include <map>
@@ -127,14 +128,9 @@ ImportResult importTrace(const std::string &path, ImportFormat format,
 std::optional<double> parseTraceTime(std::string_view text);
 std::string formatTraceTime(double seconds); // "YYYY-MM-DD HH:MM:SS"
 
-struct ObservedAllocation
-{
-    int ps = 0;
-    int workers = 0;
-};
 // Workers = GPUs rounded up (at least 1); PS = `sourcePs` (auto, when positive) or by rule;
 // caps of 0 mean none.
-ObservedAllocation observedAllocation(double gpus, int maxPs = 0, int maxWorkers = 0,
+TaskCounts observedAllocation(double gpus, int maxPs = 0, int maxWorkers = 0,
                                       PsRule rule = PsRule::Auto, int sourcePs = 0);
 
 } // namespace dl2

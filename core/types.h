@@ -33,6 +33,15 @@ struct TaskPlacement
 enum class TaskKind : std::uint8_t { Worker = 0, Ps = 1, Bundle = 2 };
 const char *toString(TaskKind kind);
 
+// How many parameter servers and workers: the one (ps, workers) pair of the code base (a
+// job's allocation, a profile's best configuration, an imported job's observed size).
+struct TaskCounts
+{
+    int ps = 0;
+    int workers = 0;
+    bool operator==(const TaskCounts &) const = default;
+};
+
 // What adding a task gave.
 enum class AddResult { Ok, NoCapacity, AtCap };
 

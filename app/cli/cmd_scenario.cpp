@@ -17,7 +17,7 @@ double capacityBindingShare(const Scenario &scenario, const ProfileSet &profiles
                             const std::vector<std::uint64_t> &seeds)
 {
     const Demand budget = scenario.cluster.nodes * scenario.cluster.capacity;
-    std::vector<Config> best;
+    std::vector<BestConfig> best;
     for (const auto &p : profiles.all())
         best.push_back(bestConfig(*p.speed, p, scenario.simulation.maxPs,
                                   scenario.simulation.maxWorkers, budget));

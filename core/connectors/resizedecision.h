@@ -14,13 +14,12 @@
 
 namespace dl2 {
 
-struct Allocation
+// A job's (ps, workers) and, when the policy placed them, where its tasks run.
+struct Allocation : TaskCounts
 {
-    int ps = 0;
-    int workers = 0;
     std::vector<TaskPlacement> tasks; // empty: the backend places the tasks
     int taskCount() const { return ps + workers; }
-    bool sameSize(const Allocation &o) const { return ps == o.ps && workers == o.workers; }
+    bool sameSize(const Allocation &o) const { return TaskCounts(*this) == TaskCounts(o); }
     bool operator==(const Allocation &) const = default;
 };
 

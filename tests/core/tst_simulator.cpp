@@ -67,7 +67,7 @@ private Q_SLOTS:
         // JCTs 50/30 and 25/30 -> mean 1.25.
         const double lb = lowerBoundAvgJct({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
         QVERIFY(qFuzzyCompare(lb, 1.25));
-        const Config c = bestConfig(*linearProfiles()[0].speed, linearProfiles()[0], 16, 16, {8, 8});
+        const BestConfig c = bestConfig(*linearProfiles()[0].speed, linearProfiles()[0], 16, 16, {8, 8});
         QCOMPARE(c.ps, 1);
         QCOMPARE(c.workers, 3);
     }

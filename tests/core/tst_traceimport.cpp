@@ -371,7 +371,7 @@ private Q_SLOTS:
         QFETCH(int, sourcePs);
         QFETCH(int, ps);
         QFETCH(int, workers);
-        const ObservedAllocation a = observedAllocation(gpus, cap, cap, PsRule(rule), sourcePs);
+        const TaskCounts a = observedAllocation(gpus, cap, cap, PsRule(rule), sourcePs);
         QCOMPARE(a.ps, ps);
         QCOMPARE(a.workers, workers);
     }
