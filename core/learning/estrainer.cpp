@@ -14,6 +14,7 @@
 // one non-zero term), so every rank takes the same step, bit for bit, as one process would.
 
 #include "checkpoint.h"
+#include "checkpointwriter.h"
 #include "distributed.h"
 #include "dl2policy.h"
 #include "error.h"
@@ -117,6 +118,237 @@ std::vector<double> centredRanks(const std::vector<double> &jct)
     return r;
 }
 
+// One ES run, as the steps train() takes: per iteration draw the traces and the directions,
+// run every (member, trace) simulation, take the Adam step on the centred ranks and record a
+// curve point.
+class EvolutionStrategies
+{
+public:
+    explicit EvolutionStrategies(const RlOptions &options);
+    TrainResult train(const TrainProgress &progress, const std::atomic<bool> *cancel);
+
+private:
+    void resume();
+    std::vector<std::shared_ptr<const ParameterSet>>
+    members(const std::vector<std::vector<double>> &eps) const;
+    std::vector<double> fitness(const std::vector<std::shared_ptr<const ParameterSet>> &params,
+                                const std::vector<Trace> &traces);
+    void adamStep(long long step, const std::vector<double> &ranks,
+                  const std::vector<std::vector<double>> &eps);
+    void iterate(long long step);
+    void recordPoint(long long step, bool validate, const TrainProgress &progress);
+    void save(long long step, double jct, const ParameterSet &params);
+
+    const RlOptions &o;
+    const Scenario &m_scenario;
+    const ProfileSet m_profiles;
+    const Checkpoint m_init;
+    const PolicySpec &m_spec;
+    const ParameterSet &m_base;
+    const std::vector<Coordinate> m_coords;
+    const size_t D;
+    const int m_threads;
+    Communicator *const m_comm;
+    std::vector<double> m_theta, m_m, m_v; // the move of the coordinates; Adam's moments
+    Rng m_rng;
+    std::uint64_t m_nextSeed;
+    long long m_firstStep = 1;
+    TrainResult m_result;
+    std::optional<CheckpointWriter> m_writer;
+    std::chrono::steady_clock::time_point m_start;
+    double m_rewardAcc = 0.0; // the population's mean avg JCTs since the last curve point
+    int m_rewardCount = 0;
+};
+
+EvolutionStrategies::EvolutionStrategies(const RlOptions &options)
+    : o(options), m_scenario(scenarioByName(o.scenario)),
+      m_profiles(o.profiles ? *o.profiles : ProfileSet::reference()),
+      m_init(readCheckpoint(o.init, o.kind)), m_spec(m_init.spec), m_base(*m_init.parameters),
+      m_coords(coordinates(m_spec, m_base, o.esScope)), D(m_coords.size()),
+      m_threads(std::max(1, o.threads)), m_comm(o.comm.get()), m_theta(D, 0.0), m_m(D, 0.0),
+      m_v(D, 0.0), m_rng(o.seed * 15485863 + 7), m_nextSeed(o.trainSeedBase)
+{
+    if (!o.resume.empty())
+        resume();
+    TrainingInfo info = m_init.info;
+    info.trainer = "rl-es";
+    info.esPairs = o.esPairs;
+    info.esTraces = o.esTraces;
+    info.esSigma = o.esSigma;
+    info.esScope = o.esScope;
+    info.scenario = o.scenario;
+    info.learningRate = o.learningRate;
+    info.seed = o.seed;
+    m_result.checkpoint = o.output;
+    // Weights only, and any world size resumes: the result does not depend on it.
+    m_writer.emplace(o.output, m_spec, std::move(info), 0, false);
+    m_start = std::chrono::steady_clock::now();
+}
+
+// Directions and traces are the same at any world size: any world size resumes.
+void EvolutionStrategies::resume()
+{
+    const ResumeState r = readCheckpoint(o.resume, o.kind).info.resume;
+    if (!r.present || r.values.size() != 3 * D || r.rng.size() != 1)
+        throw Error(o.resume + ": no ES resume state for this policy and scope (written by "
+                               "`dl2 train rl --algorithm es` with the same --init and --es-scope?)");
+    std::copy(r.values.begin(), r.values.begin() + long(D), m_theta.begin());
+    std::copy(r.values.begin() + long(D), r.values.begin() + long(2 * D), m_m.begin());
+    std::copy(r.values.begin() + long(2 * D), r.values.end(), m_v.begin());
+    m_rng.setState(r.rng[0]);
+    m_nextSeed = r.nextSeed;
+    m_firstStep = r.step + 1;
+    m_result.bestValidationAvgJct = r.bestValidationAvgJct;
+    m_result.bestStep = r.bestStep;
+}
+
+void EvolutionStrategies::save(long long step, double jct, const ParameterSet &params)
+{
+    std::vector<double> values = m_theta;
+    values.insert(values.end(), m_m.begin(), m_m.end());
+    values.insert(values.end(), m_v.begin(), m_v.end());
+    m_writer->save(step, jct, m_result, {m_rng.state(), m_nextSeed, std::move(values)},
+                   [&] { return NetworkArchive{params, {}}; });
+}
+
+// theta +- sigma e for each direction e: the population, in pairs.
+std::vector<std::shared_ptr<const ParameterSet>>
+EvolutionStrategies::members(const std::vector<std::vector<double>> &eps) const
+{
+    std::vector<std::shared_ptr<const ParameterSet>> params;
+    for (int k = 0; k < 2 * o.esPairs; ++k) {
+        std::vector<double> t = m_theta;
+        const double sign = k % 2 == 0 ? 1.0 : -1.0;
+        for (size_t i = 0; i < D; ++i)
+            t[i] += sign * o.esSigma * eps[size_t(k / 2)][i];
+        params.push_back(moved(m_base, m_coords, t));
+    }
+    return params;
+}
+
+// Each member's mean avg JCT over the traces: every (member, trace) run, on `threads`
+// threads (distributed: this rank's share, summed across the ranks).
+std::vector<double>
+EvolutionStrategies::fitness(const std::vector<std::shared_ptr<const ParameterSet>> &params,
+                             const std::vector<Trace> &traces)
+{
+    std::vector<double> jct(params.size() * traces.size(), 0.0);
+    std::atomic<size_t> next{0};
+    std::vector<std::exception_ptr> errors(static_cast<size_t>(m_threads));
+    std::vector<std::thread> pool;
+    for (int t = 0; t < m_threads; ++t)
+        pool.emplace_back([&, t] {
+            try {
+                for (size_t k = next++; k < jct.size(); k = next++) {
+                    if (!ownedByRank(m_comm, k))
+                        continue;
+                    const size_t member = k / traces.size(), trace = k % traces.size();
+                    Simulator sim(m_scenario.cluster, m_profiles, traces[trace],
+                                  m_scenario.simulation);
+                    Dl2Policy policy(m_spec, params[member], 1);
+                    jct[k] = runSimulation(sim, policy).avgJct;
+                }
+            } catch (...) {
+                errors[size_t(t)] = std::current_exception();
+            }
+        });
+    for (auto &th : pool)
+        th.join();
+    for (const auto &e : errors)
+        if (e)
+            std::rethrow_exception(e);
+    if (m_comm)
+        m_comm->allReduceSum(jct.data(), jct.size());
+    std::vector<double> out(params.size(), 0.0);
+    for (size_t k = 0; k < jct.size(); ++k)
+        out[k / traces.size()] += jct[k] / double(traces.size());
+    return out;
+}
+
+// Gradient ascent on the rank utility, with Adam.
+void EvolutionStrategies::adamStep(long long step, const std::vector<double> &ranks,
+                                   const std::vector<std::vector<double>> &eps)
+{
+    const double b1 = 0.9, b2 = 0.999;
+    for (size_t i = 0; i < D; ++i) {
+        double g = 0.0;
+        for (int pIdx = 0; pIdx < o.esPairs; ++pIdx)
+            g += (ranks[size_t(2 * pIdx)] - ranks[size_t(2 * pIdx + 1)]) * eps[size_t(pIdx)][i];
+        g /= double(o.esPairs) * o.esSigma;
+        m_m[i] = b1 * m_m[i] + (1 - b1) * g;
+        m_v[i] = b2 * m_v[i] + (1 - b2) * g * g;
+        const double mh = m_m[i] / (1 - std::pow(b1, double(step))),
+                     vh = m_v[i] / (1 - std::pow(b2, double(step)));
+        m_theta[i] += o.learningRate * mh / (std::sqrt(vh) + 1e-8);
+    }
+}
+
+void EvolutionStrategies::iterate(long long step)
+{
+    std::vector<Trace> traces;
+    for (int t = 0; t < o.esTraces; ++t)
+        traces.push_back(m_scenario.trace(m_profiles, m_nextSeed++));
+    std::vector<std::vector<double>> eps(size_t(o.esPairs), std::vector<double>(D));
+    for (auto &e : eps)
+        for (auto &x : e)
+            x = m_rng.normal();
+    const std::vector<double> fit = fitness(members(eps), traces);
+    for (double f : fit)
+        m_rewardAcc += f;
+    m_rewardCount += 2 * o.esPairs;
+    adamStep(step, centredRanks(fit), eps);
+}
+
+void EvolutionStrategies::recordPoint(long long step, bool validate, const TrainProgress &progress)
+{
+    CurvePoint p;
+    p.step = step;
+    p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+    p.reward = -m_rewardAcc / std::max(1, m_rewardCount); // minus the population's mean avg JCT
+    m_rewardAcc = 0.0;
+    m_rewardCount = 0;
+    double norm = 0.0;
+    for (double x : m_theta)
+        norm += x * x;
+    p.trainLoss = std::sqrt(norm); // how far the head has moved
+    std::shared_ptr<const ParameterSet> current;
+    if (validate) {
+        current = moved(m_base, m_coords, m_theta);
+        p.validationAvgJct = evaluatePolicyDistributed(m_comm, m_scenario, m_profiles, m_spec,
+                                                       current, o.validationSeeds, m_threads);
+    }
+    recordCurvePoint(
+        m_result, p, o.output, [&] { save(step, p.validationAvgJct, *current); }, progress,
+        o.steps);
+}
+
+TrainResult EvolutionStrategies::train(const TrainProgress &progress,
+                                       const std::atomic<bool> *cancel)
+{
+    if (m_firstStep == 1) {
+        CurvePoint p;
+        p.validationAvgJct = evaluatePolicyDistributed(m_comm, m_scenario, m_profiles, m_spec,
+                                                       m_init.parameters, o.validationSeeds,
+                                                       m_threads);
+        recordCurvePoint(
+            m_result, p, o.output, [&] { save(0, p.validationAvgJct, m_base); }, progress,
+            o.steps);
+    }
+    for (long long step = m_firstStep; step <= o.steps; ++step) {
+        if (anyRank(m_comm, cancel && cancel->load())) {
+            m_result.cancelled = true;
+            break;
+        }
+        iterate(step);
+        const bool validate = step % o.validateEvery == 0 || step == o.steps;
+        if (validate || step % 5 == 0)
+            recordPoint(step, validate, progress);
+    }
+    if (!o.output.empty())
+        writeCurves(o.output, m_result.curve);
+    return m_result;
+}
+
 } // namespace
 
 TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
@@ -127,175 +359,7 @@ TrainResult runEsTrainer(const RlOptions &o, const TrainProgress &progress,
             "es: --init CHECKPOINT is required (ES fine-tunes a trained policy's output layer)");
     if (o.esPairs < 1 || o.esTraces < 1 || !(o.esSigma > 0.0))
         throw Error("es: pairs and traces must be at least 1 and sigma positive");
-    const Scenario &scenario = scenarioByName(o.scenario);
-    const ProfileSet profiles = o.profiles ? *o.profiles : ProfileSet::reference();
-    const Checkpoint init = readCheckpoint(o.init, o.kind);
-    const PolicySpec &spec = init.spec;
-    const ParameterSet &base = *init.parameters;
-    const auto coords = coordinates(spec, base, o.esScope);
-    const size_t D = coords.size();
-    const int threads = std::max(1, o.threads);
-    Communicator *comm = o.comm.get();
-
-    std::vector<double> theta(D, 0.0), m(D, 0.0), v(D, 0.0);
-    Rng rng(o.seed * 15485863 + 7);
-    std::uint64_t nextSeed = o.trainSeedBase;
-    long long firstStep = 1;
-    TrainResult result;
-    if (!o.resume.empty()) {
-        // Directions and traces are the same at any world size: any world size resumes.
-        const ResumeState r = readCheckpoint(o.resume, o.kind).info.resume;
-        if (!r.present || r.values.size() != 3 * D || r.rng.size() != 1)
-            throw Error(o.resume + ": no ES resume state for this policy and scope (written by "
-                                   "`dl2 train rl --algorithm es` with the same --init and --es-scope?)");
-        std::copy(r.values.begin(), r.values.begin() + long(D), theta.begin());
-        std::copy(r.values.begin() + long(D), r.values.begin() + long(2 * D), m.begin());
-        std::copy(r.values.begin() + long(2 * D), r.values.end(), v.begin());
-        rng.setState(r.rng[0]);
-        nextSeed = r.nextSeed;
-        firstStep = r.step + 1;
-        result.bestValidationAvgJct = r.bestValidationAvgJct;
-        result.bestStep = r.bestStep;
-    }
-
-    TrainingInfo info = init.info;
-    info.trainer = "rl-es";
-    info.esPairs = o.esPairs;
-    info.esTraces = o.esTraces;
-    info.esSigma = o.esSigma;
-    info.esScope = o.esScope;
-    info.scenario = o.scenario;
-    info.learningRate = o.learningRate;
-    info.seed = o.seed;
-    result.checkpoint = o.output;
-    auto save = [&](long long step, double jct, const ParameterSet &params) {
-        if (o.output.empty())
-            return;
-        info.step = step;
-        info.validationAvgJct = jct;
-        ResumeState &r = info.resume;
-        r.present = true;
-        r.step = step;
-        r.rng = {rng.state()};
-        r.nextSeed = nextSeed;
-        r.bestValidationAvgJct = result.bestValidationAvgJct;
-        r.bestStep = result.bestStep;
-        r.values = theta;
-        r.values.insert(r.values.end(), m.begin(), m.end());
-        r.values.insert(r.values.end(), v.begin(), v.end());
-        r.worldSize = 0; // any: the result does not depend on it
-        writeCheckpoint(o.output, spec, info, params);
-    };
-    const auto start = std::chrono::steady_clock::now();
-    auto seconds = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    if (firstStep == 1) {
-        CurvePoint p;
-        p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec,
-                                                       init.parameters, o.validationSeeds, threads);
-        recordCurvePoint(
-            result, p, o.output, [&] { save(0, p.validationAvgJct, base); }, progress, o.steps);
-    }
-
-    double rewardAcc = 0.0;
-    int rewardCount = 0;
-    for (long long step = firstStep; step <= o.steps; ++step) {
-        if (anyRank(comm, cancel && cancel->load())) {
-            result.cancelled = true;
-            break;
-        }
-        std::vector<Trace> traces;
-        for (int t = 0; t < o.esTraces; ++t)
-            traces.push_back(scenario.trace(profiles, nextSeed++));
-        const int members = 2 * o.esPairs;
-        std::vector<std::vector<double>> eps(size_t(o.esPairs), std::vector<double>(D));
-        for (auto &e : eps)
-            for (auto &x : e)
-                x = rng.normal();
-        std::vector<std::shared_ptr<const ParameterSet>> params;
-        for (int k = 0; k < members; ++k) {
-            std::vector<double> t = theta;
-            const double sign = k % 2 == 0 ? 1.0 : -1.0;
-            for (size_t i = 0; i < D; ++i)
-                t[i] += sign * o.esSigma * eps[size_t(k / 2)][i];
-            params.push_back(moved(base, coords, t));
-        }
-        // Every (member, trace) run, on `threads` threads.
-        std::vector<double> jct(size_t(members) * traces.size(), 0.0);
-        std::atomic<size_t> next{0};
-        std::vector<std::exception_ptr> errors(static_cast<size_t>(threads));
-        std::vector<std::thread> pool;
-        for (int t = 0; t < threads; ++t)
-            pool.emplace_back([&, t] {
-                try {
-                    for (size_t k = next++; k < jct.size(); k = next++) {
-                        if (!ownedByRank(comm, k))
-                            continue;
-                        const size_t member = k / traces.size(), trace = k % traces.size();
-                        Simulator sim(scenario.cluster, profiles, traces[trace],
-                                      scenario.simulation);
-                        Dl2Policy policy(spec, params[member], 1);
-                        jct[k] = runSimulation(sim, policy).avgJct;
-                    }
-                } catch (...) {
-                    errors[size_t(t)] = std::current_exception();
-                }
-            });
-        for (auto &th : pool)
-            th.join();
-        for (const auto &e : errors)
-            if (e)
-                std::rethrow_exception(e);
-        if (comm)
-            comm->allReduceSum(jct.data(), jct.size());
-        std::vector<double> fitness(size_t(members), 0.0);
-        for (size_t k = 0; k < jct.size(); ++k)
-            fitness[k / traces.size()] += jct[k] / double(traces.size());
-        for (double f : fitness)
-            rewardAcc += f;
-        rewardCount += members;
-        const auto ranks = centredRanks(fitness);
-        // Gradient ascent on the rank utility, with Adam.
-        const double b1 = 0.9, b2 = 0.999;
-        for (size_t i = 0; i < D; ++i) {
-            double g = 0.0;
-            for (int pIdx = 0; pIdx < o.esPairs; ++pIdx)
-                g += (ranks[size_t(2 * pIdx)] - ranks[size_t(2 * pIdx + 1)]) * eps[size_t(pIdx)][i];
-            g /= double(o.esPairs) * o.esSigma;
-            m[i] = b1 * m[i] + (1 - b1) * g;
-            v[i] = b2 * v[i] + (1 - b2) * g * g;
-            const double mh = m[i] / (1 - std::pow(b1, double(step))),
-                         vh = v[i] / (1 - std::pow(b2, double(step)));
-            theta[i] += o.learningRate * mh / (std::sqrt(vh) + 1e-8);
-        }
-
-        const bool validate = step % o.validateEvery == 0 || step == o.steps;
-        if (validate || step % 5 == 0) {
-            CurvePoint p;
-            p.step = step;
-            p.seconds = seconds();
-            p.reward = -rewardAcc / std::max(1, rewardCount); // minus the population's mean avg JCT
-            rewardAcc = 0.0;
-            rewardCount = 0;
-            double norm = 0.0;
-            for (double x : theta)
-                norm += x * x;
-            p.trainLoss = std::sqrt(norm); // how far the head has moved
-            std::shared_ptr<const ParameterSet> current;
-            if (validate) {
-                current = moved(base, coords, theta);
-                p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec,
-                                                               current, o.validationSeeds, threads);
-            }
-            recordCurvePoint(
-                result, p, o.output, [&] { save(step, p.validationAvgJct, *current); }, progress,
-                o.steps);
-        }
-    }
-    if (!o.output.empty())
-        writeCurves(o.output, result.curve);
-    return result;
+    return EvolutionStrategies(o).train(progress, cancel);
 }
 
 } // namespace dl2

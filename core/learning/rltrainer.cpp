@@ -1,10 +1,10 @@
 #include "rltrainer.h"
 
 #include "checkpoint.h"
+#include "checkpointwriter.h"
 #include "distributed.h"
 #include "dl2policy.h"
 #include "error.h"
-#include "fileio.h"
 #include "learner.h"
 #include "modelprofile.h"
 
@@ -64,6 +64,544 @@ float counterfactual(const Simulator &sim, const Sample &x)
                  sim.slotProgress(index, std::max(0, j.ps - dp), std::max(0, j.workers - dw)));
 }
 
+// One actor-critic run (see rltrainer.h), as the steps train() takes: load the networks,
+// settle the options, make the environments; then per update step the environments, gather
+// a batch, update the networks and record a curve point.
+class ActorCritic
+{
+public:
+    explicit ActorCritic(const RlOptions &options);
+    TrainResult train(const TrainProgress &progress, const std::atomic<bool> *cancel);
+
+private:
+    // A batch: fresh samples (subsampled) and replayed ones.
+    struct Batch
+    {
+        std::vector<Sample> fresh, freshUsed;
+        std::vector<const Sample *> samples;
+        std::vector<int> replayed;
+    };
+
+    void loadNetworks();
+    void settleOptions();
+    void seedRandomNumbers();
+    void makeEnvironments();
+    void restart(Env &e);
+    void stepEnvironment(Env &e);
+    void creditReturns(Env &e, double reward);
+    void finishSamples(Env &e);
+    Batch gatherBatch(double &rewardSum);
+    bool anyRankUpdates(const Batch &batch) const;
+    void update(long long step, Batch &batch);
+    void trackAdvantageScales(const RlUpdateStats &st);
+    CurvePoint curvePoint(long long step, bool validate);
+    void validateStart(const TrainProgress &progress);
+    void save(long long step, double jct);
+    TrainingInfo trainingInfo() const;
+    double seconds() const;
+
+    const RlOptions &o;
+    const Scenario &m_scenario;
+    const ProfileSet m_profiles;
+    // Distributed: rank r runs its own environments on trace seeds base + episode x W + r and
+    // its own random numbers; rank 0 draws exactly what a single process does.
+    Communicator *const m_comm;
+    const int m_rank, m_world;
+    std::unique_ptr<Learner> m_learner;
+    PolicySpec m_spec;
+    std::optional<ResumeState> m_resumed;
+    // Settled options.
+    bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false;
+    bool m_unfinished = false;
+    ReplayMode m_replayMode = ReplayMode::Uniform;
+    double m_rewardScale = 1.0, m_discount = 0.0;
+    SimulationOptions m_simOptions;
+    Rng m_rng;
+    std::optional<ReplayBuffer> m_replay;
+    std::shared_ptr<const ParameterSet> m_params;
+    std::vector<Env> m_envs;
+    std::uint64_t m_episode = 0;
+    std::optional<CheckpointWriter> m_writer;
+    TrainResult m_result;
+    // Running RMS of the advantages (the scale of the policy gradient) and of the task
+    // advantages; the running mean return of the no-value ablation.
+    double m_advantageStd = 1.0, m_taskStd = 1.0, m_baseline = 0.0;
+    bool m_advantageStdSet = false, m_taskStdSet = false, m_baselineSet = false;
+    RlLossOptions m_loss;
+    CurvePoint m_acc; // losses and rewards since the last curve point
+    int m_accCount = 0;
+    std::chrono::steady_clock::time_point m_start;
+};
+
+ActorCritic::ActorCritic(const RlOptions &options)
+    : o(options), m_scenario(scenarioByName(o.scenario)),
+      m_profiles(o.profiles ? *o.profiles : ProfileSet::reference()), m_comm(o.comm.get()),
+      m_rank(m_comm ? m_comm->rank() : 0), m_world(m_comm ? m_comm->worldSize() : 1),
+      m_rng(o.seed * 104729 + 3)
+{
+    registerBaselines();
+    loadNetworks();
+    settleOptions();
+    seedRandomNumbers();
+    m_replay.emplace(o.bufferSize,
+                     m_replayMode == ReplayMode::None ? ReplayMode::Uniform : m_replayMode);
+    m_params = m_learner->parameters();
+    makeEnvironments();
+    m_result.checkpoint = o.output;
+    m_writer.emplace(o.output, m_spec, trainingInfo(), m_world, o.saveOptimizer);
+    if (m_resumed) {
+        m_result.bestValidationAvgJct = m_resumed->bestValidationAvgJct;
+        m_result.bestStep = m_resumed->bestStep;
+        const auto &v = m_resumed->values;
+        m_advantageStd = v[0];
+        m_advantageStdSet = v[1] != 0.0;
+        m_taskStd = v[2];
+        m_taskStdSet = v[3] != 0.0;
+        m_baseline = v[4];
+        m_baselineSet = v[5] != 0.0;
+    }
+    m_start = std::chrono::steady_clock::now();
+    m_loss.entropyWeight = o.entropyWeight;
+    m_loss.importanceClip = o.importanceClip;
+    m_loss.useValue = m_useValue;
+    m_loss.split = m_split;
+}
+
+// From a resume checkpoint (weights, optimizer, ResumeState), an init checkpoint or fresh.
+void ActorCritic::loadNetworks()
+{
+    if (!o.resume.empty()) {
+        const Checkpoint c = readCheckpoint(o.resume, o.kind);
+        if (!c.info.resume.present || c.info.trainer != "rl" || c.info.resume.values.size() != 6)
+            throw Error(o.resume + ": no actor-critic resume state (written by `dl2 train rl` with its optimizer state?)");
+        if (!c.hasOptimizer)
+            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
+        m_spec = c.spec;
+        m_learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
+        m_resumed = c.info.resume;
+    } else if (!o.init.empty()) {
+        const Checkpoint c = readCheckpoint(o.init, o.kind);
+        m_spec = c.spec;
+        m_learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl",
+                                              o.valueLearningRate);
+    } else {
+        m_spec = o.spec ? *o.spec : defaultSpec(o.kind, m_scenario.window, m_profiles.size());
+        m_learner = std::make_unique<Learner>(m_spec, o.learningRate, o.seed, o.valueLearningRate);
+    }
+    if (o.decode)
+        m_spec.decode = *o.decode;
+    else if (m_spec.kind == PolicyKind::Dl2)
+        m_spec.decode = Decode::Sample;
+}
+
+// Credit, ablations and reward.
+void ActorCritic::settleOptions()
+{
+    checkCredit(o.credit);
+    // per-action-reward replaces the credit: plain policy gradient on each job's own progress.
+    m_split = o.credit == "split" && !has(o.ablations, "per-action-reward");
+    m_useValue = !has(o.ablations, "no-value");
+    m_explore = !has(o.ablations, "no-exploration");
+    m_replayMode = has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
+    m_perAction = has(o.ablations, "per-action-reward");
+    m_unfinished = o.unfinishedJobsReward.value_or(m_spec.kind == PolicyKind::Dl2Plus);
+    m_rewardScale = m_unfinished ? 0.02 : 1.0;
+    m_discount = m_useValue ? o.discount : 0.0;
+    m_simOptions = m_scenario.simulation;
+    m_simOptions.unfinishedJobsReward = m_unfinished;
+}
+
+void ActorCritic::seedRandomNumbers()
+{
+    if (m_resumed)
+        m_rng.setState(m_resumed->rng.at(0));
+    if (m_rank > 0)
+        m_rng.setState(m_rng.state() ^ (0x9E3779B97F4A7C15ULL * std::uint64_t(m_rank)));
+    if (m_comm)
+        m_learner->setGradientReducer([comm = m_comm, world = m_world](std::vector<float> &g) {
+            comm->allReduceSum(g.data(), g.size());
+            for (float &x : g)
+                x /= float(world);
+        });
+}
+
+void ActorCritic::restart(Env &e)
+{
+    const std::uint64_t seed = o.trainSeedBase + m_episode++ * std::uint64_t(m_world) +
+                               std::uint64_t(m_rank);
+    e.sim = std::make_unique<Simulator>(m_scenario.cluster, m_profiles,
+                                        m_scenario.trace(m_profiles, seed), m_simOptions);
+}
+
+void ActorCritic::makeEnvironments()
+{
+    m_envs = std::vector<Env>(size_t(std::max(1, o.envs)));
+    m_episode = m_resumed ? m_resumed->nextSeed : 0;
+    const std::uint64_t policySeed =
+        o.seed * 1000 + (m_resumed ? std::uint64_t(m_resumed->step) * 7919 : 0);
+    for (size_t i = 0; i < m_envs.size(); ++i) {
+        Env &e = m_envs[i];
+        e.id = int(i);
+        restart(e);
+        e.policy = std::make_unique<Dl2Policy>(
+            m_spec, m_params, policySeed + std::uint64_t(m_rank) * m_envs.size() + i);
+        e.critic = std::make_unique<PolicyNetwork>(m_spec, m_params);
+        ActorOptions actor;
+        actor.sample = true;
+        actor.epsilon = m_explore ? o.epsilon : 0.0;
+        actor.threshold = o.threshold;
+        actor.stopEpsilon = o.stopEpsilon;
+        Env *ep = &e;
+        actor.onDecision = [ep](const EncodedState &s, int action, float mu, int job) {
+            Sample x = Sample::fromState(s, action);
+            x.behaviourProb = mu;
+            x.jobIndex = job;
+            x.env = ep->id;
+            ep->current.push_back(std::move(x));
+        };
+        e.policy->setActor(std::move(actor));
+    }
+}
+
+TrainingInfo ActorCritic::trainingInfo() const
+{
+    TrainingInfo info;
+    info.trainer = "rl";
+    info.scenario = o.scenario;
+    info.replay = toString(m_replayMode);
+    info.learningRate = o.learningRate;
+    info.batchSize = o.batchSize;
+    info.bufferSize = o.bufferSize;
+    info.envs = int(m_envs.size());
+    info.entropyWeight = o.entropyWeight;
+    info.epsilon = m_explore ? o.epsilon : 0.0;
+    info.threshold = o.threshold;
+    info.discount = m_discount;
+    info.importanceClip = o.importanceClip;
+    info.credit = o.credit;
+    info.valueLearningRate = o.valueLearningRate;
+    info.criticWarmup = o.criticWarmup;
+    info.stopEpsilon = o.stopEpsilon;
+    info.control = o.control;
+    info.unfinishedJobsReward = m_unfinished;
+    info.ablations = o.ablations;
+    info.seed = o.seed;
+    return info;
+}
+
+void ActorCritic::save(long long step, double jct)
+{
+    m_writer->save(step, jct, m_result,
+                   {m_rng.state(), m_episode,
+                    {m_advantageStd, m_advantageStdSet ? 1.0 : 0.0, m_taskStd,
+                     m_taskStdSet ? 1.0 : 0.0, m_baseline, m_baselineSet ? 1.0 : 0.0}},
+                   [&] { return m_learner->archive(o.saveOptimizer); });
+}
+
+double ActorCritic::seconds() const
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+}
+
+// The samples' returns: the slot reward (split credit: and each task's counterfactual), or
+// with per-action-reward each job's own progress.
+void ActorCritic::creditReturns(Env &e, double r)
+{
+    if (m_perAction) {
+        double meanProgress = 0.0;
+        int n = 0;
+        for (const auto &j : e.sim->jobs())
+            if (j.totalEpochs > 0 && (j.active() || j.epochsThisSlot > 0)) {
+                meanProgress += j.epochsThisSlot / j.totalEpochs;
+                ++n;
+            }
+        meanProgress /= std::max(1, n);
+        for (auto &x : e.current)
+            x.ret = x.jobIndex >= 0 ? float(e.sim->jobs()[size_t(x.jobIndex)].epochsThisSlot /
+                                            std::max(1e-9, e.sim->jobs()[size_t(x.jobIndex)].totalEpochs))
+                                    : float(meanProgress);
+    } else {
+        for (auto &x : e.current) {
+            x.ret = float(r);
+            if (m_split && x.jobIndex >= 0)
+                x.taskRet = float(counterfactual(*e.sim, x) * m_rewardScale);
+        }
+    }
+}
+
+// Bootstraps the previous slot's samples with V(first state of this slot) and moves what
+// has its return to `finished`.
+void ActorCritic::finishSamples(Env &e)
+{
+    if (!e.current.empty() && !e.pending.empty()) {
+        float v = 0.0f;
+        if (m_discount > 0.0) {
+            e.critic->resetCache();
+            EncodedState first;
+            e.current.front().toState(m_spec, first);
+            v = e.critic->value(first);
+        }
+        for (auto &x : e.pending) {
+            x.ret += float(m_discount) * v;
+            e.finished.push_back(std::move(x));
+        }
+        e.pending.clear();
+    }
+    if (!e.current.empty()) {
+        if (m_perAction || m_discount <= 0.0) {
+            for (auto &x : e.current)
+                e.finished.push_back(std::move(x));
+        } else {
+            e.pending = std::move(e.current);
+        }
+        e.current.clear();
+    }
+    if (e.sim->done()) {
+        for (auto &x : e.pending)
+            e.finished.push_back(std::move(x)); // terminal: V = 0
+        e.pending.clear();
+    }
+}
+
+// One slot of one environment; finished samples get their returns.
+void ActorCritic::stepEnvironment(Env &e)
+{
+    e.current.clear();
+    e.sim->step(*e.policy);
+    const double r = e.sim->rewards().empty() ? 0.0 : e.sim->rewards().back() * m_rewardScale;
+    e.lastReward = r;
+    creditReturns(e, r);
+    for (const auto &x : e.current)
+        ++e.kinds[x.jobIndex < 0 ? 3 : size_t(actionKind(x.action))];
+    for (const auto &j : e.sim->jobs())
+        if (j.workers > 0 && j.ps > 0) {
+            e.workers += j.workers;
+            e.ps += j.ps;
+            e.running += 1.0;
+        }
+    finishSamples(e);
+}
+
+// The finished samples of every environment (done ones restart), subsampled to the batch
+// size and filled up from replay. With replay, at most half the batch is fresh: a slot's
+// samples share one return, so a batch of one slot alone carries almost no signal.
+ActorCritic::Batch ActorCritic::gatherBatch(double &rewardSum)
+{
+    Batch b;
+    rewardSum = 0.0;
+    for (auto &e : m_envs) {
+        rewardSum += e.lastReward;
+        for (auto &x : e.finished)
+            b.fresh.push_back(std::move(x));
+        e.finished.clear();
+        if (e.sim->done())
+            restart(e);
+    }
+    const int freshLimit = m_replayMode == ReplayMode::None || m_replay->size() < o.batchSize
+                               ? o.batchSize
+                               : o.batchSize / 2;
+    if (int(b.fresh.size()) > freshLimit) {
+        for (int i = 0; i < freshLimit; ++i) {
+            const size_t k = size_t(i) + size_t(m_rng.below(b.fresh.size() - size_t(i)));
+            std::swap(b.fresh[size_t(i)], b.fresh[k]);
+        }
+        b.freshUsed.assign(b.fresh.begin(), b.fresh.begin() + freshLimit);
+    } else {
+        b.freshUsed = b.fresh;
+    }
+    for (const auto &x : b.freshUsed)
+        b.samples.push_back(&x);
+    if (m_replayMode != ReplayMode::None && m_replay->size() > 0 &&
+        int(b.samples.size()) < o.batchSize) {
+        b.replayed = m_replay->sample(o.batchSize - int(b.samples.size()), m_rng);
+        for (int k : b.replayed)
+            b.samples.push_back(&m_replay->at(k));
+    }
+    return b;
+}
+
+// Distributed: every rank steps when any has samples (an empty one adds a zero gradient);
+// the average runs over all ranks.
+bool ActorCritic::anyRankUpdates(const Batch &batch) const
+{
+    bool update = !batch.samples.empty();
+    if (m_comm) {
+        double n = update ? 1.0 : 0.0;
+        m_comm->allReduceSum(&n, 1);
+        update = n > 0.0;
+    }
+    return update;
+}
+
+void ActorCritic::trackAdvantageScales(const RlUpdateStats &st)
+{
+    double m2 = 0.0;
+    for (float a : st.advantages)
+        m2 += double(a) * a;
+    const double batchStd = std::sqrt(m2 / double(std::max<size_t>(1, st.advantages.size())));
+    m_advantageStd = m_advantageStdSet ? 0.99 * m_advantageStd + 0.01 * batchStd : batchStd;
+    m_advantageStdSet = true;
+    double t2 = 0.0;
+    int tn = 0;
+    for (size_t k = 0; k < st.taskAdvantages.size(); ++k)
+        if (st.taskAdvantages[k] != 0.0f) {
+            t2 += double(st.taskAdvantages[k]) * st.taskAdvantages[k];
+            ++tn;
+        }
+    if (tn > 0) {
+        const double batchTaskStd = std::sqrt(t2 / tn);
+        m_taskStd = m_taskStdSet ? 0.99 * m_taskStd + 0.01 * batchTaskStd : batchTaskStd;
+        m_taskStdSet = true;
+    }
+}
+
+// One actor-critic step on the batch, every environment weighted equally; replay gets the
+// fresh samples and the environments the new weights.
+void ActorCritic::update(long long step, Batch &b)
+{
+    const auto &batch = b.samples;
+    std::vector<int> perEnv(m_envs.size(), 0);
+    for (const Sample *x : batch)
+        ++perEnv[size_t(x->env)];
+    int present = 0;
+    for (int n : perEnv)
+        present += n > 0 ? 1 : 0;
+    std::vector<float> weights;
+    for (const Sample *x : batch)
+        weights.push_back(1.0f / float(present * perEnv[size_t(x->env)]));
+    if (!m_useValue && !batch.empty()) {
+        double mean = 0.0;
+        for (const Sample *x : batch)
+            mean += x->ret;
+        mean /= double(batch.size());
+        m_baseline = m_baselineSet ? 0.95 * m_baseline + 0.05 * mean : mean;
+        m_baselineSet = true;
+        m_loss.baseline = m_baseline;
+    }
+    m_loss.advantageScale = 1.0 / std::max(1e-3, m_advantageStd);
+    m_loss.taskAdvantageScale = 1.0 / std::max(1e-6, m_taskStd);
+    m_loss.permutation.clear();
+    if (o.control) {
+        for (size_t k = 0; k < batch.size(); ++k)
+            m_loss.permutation.push_back(std::int64_t(k));
+        for (size_t k = batch.size(); k > 1; --k)
+            std::swap(m_loss.permutation[k - 1], m_loss.permutation[size_t(m_rng.below(k))]);
+    }
+    m_loss.policyWeight = (m_useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
+    const RlUpdateStats st = m_learner->rlUpdate(batch, weights, m_loss);
+    if (!batch.empty())
+        trackAdvantageScales(st);
+    for (size_t k = 0; k < b.replayed.size(); ++k)
+        m_replay->setPriority(b.replayed[k],
+                              std::fabs(st.advantages[b.freshUsed.size() + k]) + 0.01f);
+    m_acc.trainLoss += st.policyLoss;
+    m_acc.valueLoss += st.valueLoss;
+    m_acc.entropy += st.entropy;
+    ++m_accCount;
+    float maxPriority = 1.0f;
+    for (size_t k = 0; k < b.freshUsed.size(); ++k)
+        maxPriority = std::max(maxPriority, std::fabs(st.advantages[k]) + 0.01f);
+    if (m_replayMode != ReplayMode::None)
+        for (auto &x : b.fresh)
+            m_replay->add(std::move(x), maxPriority);
+    m_params = m_learner->parameters();
+    for (auto &e : m_envs) {
+        e.policy->setParameters(m_params);
+        e.critic = std::make_unique<PolicyNetwork>(m_spec, m_params);
+    }
+}
+
+// The losses, reward and action mix since the last point (and the validation avg JCT).
+CurvePoint ActorCritic::curvePoint(long long step, bool validate)
+{
+    CurvePoint p;
+    p.step = step;
+    p.seconds = seconds();
+    const int n = std::max(1, m_accCount);
+    p.trainLoss = m_acc.trainLoss / n;
+    p.valueLoss = m_acc.valueLoss / n;
+    p.entropy = m_acc.entropy / n;
+    p.reward = m_acc.reward / 20.0;
+    m_acc = CurvePoint();
+    m_accCount = 0;
+    std::array<long long, 4> kinds{};
+    double workers = 0.0, ps = 0.0, running = 0.0;
+    for (auto &e : m_envs) {
+        for (size_t k = 0; k < 4; ++k)
+            kinds[k] += e.kinds[k];
+        workers += e.workers;
+        ps += e.ps;
+        running += e.running;
+        e.kinds = {};
+        e.workers = e.ps = e.running = 0.0;
+    }
+    const double decisions = double(kinds[0] + kinds[1] + kinds[2] + kinds[3]);
+    if (decisions > 0) {
+        p.workerShare = double(kinds[0]) / decisions;
+        p.psShare = double(kinds[1]) / decisions;
+        p.bundleShare = double(kinds[2]) / decisions;
+        p.stopShare = double(kinds[3]) / decisions;
+    }
+    if (running > 0) {
+        p.workersPerJob = workers / running;
+        p.psPerJob = ps / running;
+    }
+    if (validate)
+        p.validationAvgJct = evaluatePolicyDistributed(m_comm, m_scenario, m_profiles, m_spec,
+                                                       m_params, o.validationSeeds, o.threads);
+    return p;
+}
+
+// Validation of the starting point (the SL policy) so RL never ships worse than it.
+void ActorCritic::validateStart(const TrainProgress &progress)
+{
+    CurvePoint p;
+    p.validationAvgJct = evaluatePolicyDistributed(m_comm, m_scenario, m_profiles, m_spec,
+                                                   m_params, o.validationSeeds, o.threads);
+    p.seconds = seconds();
+    recordCurvePoint(
+        m_result, p, o.output, [&] { save(0, p.validationAvgJct); }, progress, o.steps);
+}
+
+TrainResult ActorCritic::train(const TrainProgress &progress, const std::atomic<bool> *cancel)
+{
+    if (!m_resumed)
+        validateStart(progress);
+    const long long firstStep = m_resumed ? m_resumed->step + 1 : 1;
+    for (long long step = firstStep; step <= o.steps; ++step) {
+        if (anyRank(m_comm, cancel && cancel->load())) {
+            m_result.cancelled = true;
+            break;
+        }
+        if (m_envs.size() == 1) {
+            stepEnvironment(m_envs[0]);
+        } else {
+            std::vector<std::thread> pool;
+            for (size_t i = 1; i < m_envs.size(); ++i)
+                pool.emplace_back([&, i] { stepEnvironment(m_envs[i]); });
+            stepEnvironment(m_envs[0]);
+            for (auto &t : pool)
+                t.join();
+        }
+        double rewardSum = 0.0;
+        Batch batch = gatherBatch(rewardSum);
+        if (anyRankUpdates(batch))
+            update(step, batch);
+        m_acc.reward += rewardSum / double(m_envs.size());
+        if (m_comm && o.hashEvery > 0 && step % o.hashEvery == 0)
+            checkSameWeights(m_comm, *m_params, step);
+        const bool validate = step % o.validateEvery == 0 || step == o.steps;
+        if (validate || step % 20 == 0) {
+            const CurvePoint p = curvePoint(step, validate);
+            recordCurvePoint(
+                m_result, p, o.output, [&] { save(step, p.validationAvgJct); }, progress, o.steps);
+        }
+    }
+    if (!o.output.empty())
+        writeCurves(o.output, m_result.curve);
+    return m_result;
+}
+
 } // namespace
 
 RlTrainer::RlTrainer(RlOptions options) : m_options(std::move(options))
@@ -80,420 +618,7 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
     if (o.algorithm != "actor-critic")
         throw Error("unknown RL algorithm '" + o.algorithm + "' (known: actor-critic, es)");
     checkAblations(o.ablations);
-    const Scenario &scenario = scenarioByName(o.scenario);
-    const ProfileSet profiles = o.profiles ? *o.profiles : ProfileSet::reference();
-    registerBaselines();
-
-    // Distributed: rank r runs its own environments on trace seeds base + episode x W + r and
-    // its own random numbers; rank 0 draws exactly what a single process does.
-    Communicator *comm = o.comm.get();
-    const int rank = comm ? comm->rank() : 0;
-    const int world = comm ? comm->worldSize() : 1;
-    std::unique_ptr<Learner> learner;
-    PolicySpec spec;
-    std::optional<ResumeState> resumed;
-    if (!o.resume.empty()) {
-        const Checkpoint c = readCheckpoint(o.resume, o.kind);
-        if (!c.info.resume.present || c.info.trainer != "rl" || c.info.resume.values.size() != 6)
-            throw Error(o.resume + ": no actor-critic resume state (written by `dl2 train rl` with its optimizer state?)");
-        if (!c.hasOptimizer)
-            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
-        spec = c.spec;
-        learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
-        resumed = c.info.resume;
-    } else if (!o.init.empty()) {
-        const Checkpoint c = readCheckpoint(o.init, o.kind);
-        spec = c.spec;
-        learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl",
-                                            o.valueLearningRate);
-    } else {
-        spec = o.spec ? *o.spec : defaultSpec(o.kind, scenario.window, profiles.size());
-        learner = std::make_unique<Learner>(spec, o.learningRate, o.seed, o.valueLearningRate);
-    }
-    if (o.decode)
-        spec.decode = *o.decode;
-    else if (spec.kind == PolicyKind::Dl2)
-        spec.decode = Decode::Sample;
-    checkCredit(o.credit);
-    // per-action-reward replaces the credit: plain policy gradient on each job's own progress.
-    const bool split = o.credit == "split" && !has(o.ablations, "per-action-reward");
-    const bool useValue = !has(o.ablations, "no-value");
-    const bool explore = !has(o.ablations, "no-exploration");
-    const ReplayMode replayMode = has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
-    const bool perAction = has(o.ablations, "per-action-reward");
-    const bool unfinished = o.unfinishedJobsReward.value_or(spec.kind == PolicyKind::Dl2Plus);
-    const double rewardScale = unfinished ? 0.02 : 1.0;
-    const double discount = useValue ? o.discount : 0.0;
-
-    SimulationOptions simOptions = scenario.simulation;
-    simOptions.unfinishedJobsReward = unfinished;
-
-    Rng rng(o.seed * 104729 + 3);
-    if (resumed)
-        rng.setState(resumed->rng.at(0));
-    if (rank > 0)
-        rng.setState(rng.state() ^ (0x9E3779B97F4A7C15ULL * std::uint64_t(rank)));
-    if (comm)
-        learner->setGradientReducer([comm, world](std::vector<float> &g) {
-            comm->allReduceSum(g.data(), g.size());
-            for (float &x : g)
-                x /= float(world);
-        });
-    ReplayBuffer replay(o.bufferSize, replayMode == ReplayMode::None ? ReplayMode::Uniform : replayMode);
-    auto params = learner->parameters();
-
-    std::vector<Env> envs(size_t(std::max(1, o.envs)));
-    std::uint64_t episode = resumed ? resumed->nextSeed : 0;
-    const std::uint64_t policySeed = o.seed * 1000 + (resumed ? std::uint64_t(resumed->step) * 7919 : 0);
-    auto restart = [&](Env &e) {
-        const std::uint64_t seed = o.trainSeedBase + episode++ * std::uint64_t(world) + std::uint64_t(rank);
-        e.sim = std::make_unique<Simulator>(scenario.cluster, profiles, scenario.trace(profiles, seed), simOptions);
-    };
-    for (size_t i = 0; i < envs.size(); ++i) {
-        Env &e = envs[i];
-        e.id = int(i);
-        restart(e);
-        e.policy = std::make_unique<Dl2Policy>(spec, params, policySeed + std::uint64_t(rank) * envs.size() + i);
-        e.critic = std::make_unique<PolicyNetwork>(spec, params);
-        ActorOptions actor;
-        actor.sample = true;
-        actor.epsilon = explore ? o.epsilon : 0.0;
-        actor.threshold = o.threshold;
-        actor.stopEpsilon = o.stopEpsilon;
-        Env *ep = &e;
-        actor.onDecision = [ep](const EncodedState &s, int action, float mu, int job) {
-            Sample x = Sample::fromState(s, action);
-            x.behaviourProb = mu;
-            x.jobIndex = job;
-            x.env = ep->id;
-            ep->current.push_back(std::move(x));
-        };
-        e.policy->setActor(std::move(actor));
-    }
-
-    // One slot of one environment; finished samples get their returns.
-    auto stepEnv = [&](Env &e) {
-        e.current.clear();
-        e.sim->step(*e.policy);
-        const double r = e.sim->rewards().empty() ? 0.0 : e.sim->rewards().back() * rewardScale;
-        e.lastReward = r;
-        if (perAction) {
-            double meanProgress = 0.0;
-            int n = 0;
-            for (const auto &j : e.sim->jobs())
-                if (j.totalEpochs > 0 && (j.active() || j.epochsThisSlot > 0)) {
-                    meanProgress += j.epochsThisSlot / j.totalEpochs;
-                    ++n;
-                }
-            meanProgress /= std::max(1, n);
-            for (auto &x : e.current)
-                x.ret = x.jobIndex >= 0 ? float(e.sim->jobs()[size_t(x.jobIndex)].epochsThisSlot /
-                                                std::max(1e-9, e.sim->jobs()[size_t(x.jobIndex)].totalEpochs))
-                                        : float(meanProgress);
-        } else {
-            for (auto &x : e.current) {
-                x.ret = float(r);
-                if (split && x.jobIndex >= 0)
-                    x.taskRet = float(counterfactual(*e.sim, x) * rewardScale);
-            }
-        }
-        for (const auto &x : e.current)
-            ++e.kinds[x.jobIndex < 0 ? 3 : size_t(actionKind(x.action))];
-        for (const auto &j : e.sim->jobs())
-            if (j.workers > 0 && j.ps > 0) {
-                e.workers += j.workers;
-                e.ps += j.ps;
-                e.running += 1.0;
-            }
-        // Bootstrap the previous slot's samples with V(first state of this slot).
-        if (!e.current.empty() && !e.pending.empty()) {
-            float v = 0.0f;
-            if (discount > 0.0) {
-                e.critic->resetCache();
-                EncodedState first;
-                e.current.front().toState(spec, first);
-                v = e.critic->value(first);
-            }
-            for (auto &x : e.pending) {
-                x.ret += float(discount) * v;
-                e.finished.push_back(std::move(x));
-            }
-            e.pending.clear();
-        }
-        if (!e.current.empty()) {
-            if (perAction || discount <= 0.0) {
-                for (auto &x : e.current)
-                    e.finished.push_back(std::move(x));
-            } else {
-                e.pending = std::move(e.current);
-            }
-            e.current.clear();
-        }
-        if (e.sim->done()) {
-            for (auto &x : e.pending)
-                e.finished.push_back(std::move(x)); // terminal: V = 0
-            e.pending.clear();
-        }
-    };
-
-    TrainingInfo info;
-    info.trainer = "rl";
-    info.scenario = o.scenario;
-    info.replay = toString(replayMode);
-    info.learningRate = o.learningRate;
-    info.batchSize = o.batchSize;
-    info.bufferSize = o.bufferSize;
-    info.envs = int(envs.size());
-    info.entropyWeight = o.entropyWeight;
-    info.epsilon = explore ? o.epsilon : 0.0;
-    info.threshold = o.threshold;
-    info.discount = discount;
-    info.importanceClip = o.importanceClip;
-    info.credit = o.credit;
-    info.valueLearningRate = o.valueLearningRate;
-    info.criticWarmup = o.criticWarmup;
-    info.stopEpsilon = o.stopEpsilon;
-    info.control = o.control;
-    info.unfinishedJobsReward = unfinished;
-    info.ablations = o.ablations;
-    info.seed = o.seed;
-    TrainResult result;
-    result.checkpoint = o.output;
-    double taskStd = 1.0; // running RMS of the task advantages
-    bool taskStdSet = false;
-    double baseline = 0.0;
-    bool baselineSet = false;
-    double advantageStd = 1.0; // running RMS of advantages: the scale of the policy gradient
-    bool advantageStdSet = false;
-    long long firstStep = 1;
-    if (resumed) {
-        firstStep = resumed->step + 1;
-        result.bestValidationAvgJct = resumed->bestValidationAvgJct;
-        result.bestStep = resumed->bestStep;
-        const auto &v = resumed->values;
-        advantageStd = v[0];
-        advantageStdSet = v[1] != 0.0;
-        taskStd = v[2];
-        taskStdSet = v[3] != 0.0;
-        baseline = v[4];
-        baselineSet = v[5] != 0.0;
-    }
-    auto save = [&](long long step, double jct) {
-        if (o.output.empty())
-            return;
-        info.step = step;
-        info.validationAvgJct = jct;
-        ResumeState &r = info.resume;
-        r.present = true;
-        r.step = step;
-        r.rng = {rng.state()};
-        r.nextSeed = episode;
-        r.bestValidationAvgJct = result.bestValidationAvgJct;
-        r.bestStep = result.bestStep;
-        r.values = {advantageStd, advantageStdSet ? 1.0 : 0.0, taskStd, taskStdSet ? 1.0 : 0.0,
-                    baseline, baselineSet ? 1.0 : 0.0};
-        r.worldSize = world;
-        writeFileAtomically(o.output, encodeCheckpoint(spec, info, learner->archive(o.saveOptimizer),
-                                                       o.saveOptimizer));
-    };
-    const auto start = std::chrono::steady_clock::now();
-    auto seconds = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-
-    RlLossOptions loss;
-    loss.entropyWeight = o.entropyWeight;
-    loss.importanceClip = o.importanceClip;
-    loss.useValue = useValue;
-    loss.split = split;
-    CurvePoint acc;
-    int accCount = 0;
-
-    // Validation of the starting point (the SL policy) so RL never ships worse than it.
-    if (!resumed) {
-        CurvePoint p;
-        p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec, params,
-                                                       o.validationSeeds, o.threads);
-        p.seconds = seconds();
-        recordCurvePoint(
-            result, p, o.output, [&] { save(0, p.validationAvgJct); }, progress, o.steps);
-    }
-
-    for (long long step = firstStep; step <= o.steps; ++step) {
-        if (anyRank(comm, cancel && cancel->load())) {
-            result.cancelled = true;
-            break;
-        }
-        if (envs.size() == 1) {
-            stepEnv(envs[0]);
-        } else {
-            std::vector<std::thread> pool;
-            for (size_t i = 1; i < envs.size(); ++i)
-                pool.emplace_back([&, i] { stepEnv(envs[i]); });
-            stepEnv(envs[0]);
-            for (auto &t : pool)
-                t.join();
-        }
-        double rewardSum = 0.0;
-        std::vector<Sample> fresh;
-        for (auto &e : envs) {
-            rewardSum += e.lastReward;
-            for (auto &x : e.finished)
-                fresh.push_back(std::move(x));
-            e.finished.clear();
-            if (e.sim->done())
-                restart(e);
-        }
-        // Batch: fresh samples (subsampled to the batch size), filled up from replay.
-        // With replay, at most half the batch is fresh: a slot's samples share one return, so
-        // a batch of one slot alone carries almost no signal.
-        const int freshLimit = replayMode == ReplayMode::None || replay.size() < o.batchSize
-                                   ? o.batchSize
-                                   : o.batchSize / 2;
-        std::vector<Sample> freshUsed;
-        if (int(fresh.size()) > freshLimit) {
-            for (int i = 0; i < freshLimit; ++i) {
-                const size_t k = size_t(i) + size_t(rng.below(fresh.size() - size_t(i)));
-                std::swap(fresh[size_t(i)], fresh[k]);
-            }
-            freshUsed.assign(fresh.begin(), fresh.begin() + freshLimit);
-        } else {
-            freshUsed = fresh;
-        }
-        std::vector<const Sample *> batch;
-        for (const auto &x : freshUsed)
-            batch.push_back(&x);
-        std::vector<int> replayed;
-        if (replayMode != ReplayMode::None && replay.size() > 0 && int(batch.size()) < o.batchSize) {
-            replayed = replay.sample(o.batchSize - int(batch.size()), rng);
-            for (int k : replayed)
-                batch.push_back(&replay.at(k));
-        }
-        // Distributed: every rank steps when any has samples (an empty one adds a zero
-        // gradient); the average runs over all ranks.
-        bool update = !batch.empty();
-        if (comm) {
-            double n = update ? 1.0 : 0.0;
-            comm->allReduceSum(&n, 1);
-            update = n > 0.0;
-        }
-        if (update) {
-            // Equal weight per environment.
-            std::vector<int> perEnv(envs.size(), 0);
-            for (const Sample *x : batch)
-                ++perEnv[size_t(x->env)];
-            int present = 0;
-            for (int n : perEnv)
-                present += n > 0 ? 1 : 0;
-            std::vector<float> weights;
-            for (const Sample *x : batch)
-                weights.push_back(1.0f / float(present * perEnv[size_t(x->env)]));
-            if (!useValue && !batch.empty()) {
-                double mean = 0.0;
-                for (const Sample *x : batch)
-                    mean += x->ret;
-                mean /= double(batch.size());
-                baseline = baselineSet ? 0.95 * baseline + 0.05 * mean : mean;
-                baselineSet = true;
-                loss.baseline = baseline;
-            }
-            loss.advantageScale = 1.0 / std::max(1e-3, advantageStd);
-            loss.taskAdvantageScale = 1.0 / std::max(1e-6, taskStd);
-            loss.permutation.clear();
-            if (o.control) {
-                for (size_t k = 0; k < batch.size(); ++k)
-                    loss.permutation.push_back(std::int64_t(k));
-                for (size_t k = batch.size(); k > 1; --k)
-                    std::swap(loss.permutation[k - 1], loss.permutation[size_t(rng.below(k))]);
-            }
-            loss.policyWeight = (useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
-            const RlUpdateStats st = learner->rlUpdate(batch, weights, loss);
-            if (!batch.empty()) {
-                double m2 = 0.0;
-                for (float a : st.advantages)
-                    m2 += double(a) * a;
-                const double batchStd = std::sqrt(m2 / double(std::max<size_t>(1, st.advantages.size())));
-                advantageStd = advantageStdSet ? 0.99 * advantageStd + 0.01 * batchStd : batchStd;
-                advantageStdSet = true;
-                double t2 = 0.0;
-                int tn = 0;
-                for (size_t k = 0; k < st.taskAdvantages.size(); ++k)
-                    if (st.taskAdvantages[k] != 0.0f) {
-                        t2 += double(st.taskAdvantages[k]) * st.taskAdvantages[k];
-                        ++tn;
-                    }
-                if (tn > 0) {
-                    const double batchTaskStd = std::sqrt(t2 / tn);
-                    taskStd = taskStdSet ? 0.99 * taskStd + 0.01 * batchTaskStd : batchTaskStd;
-                    taskStdSet = true;
-                }
-            }
-            for (size_t k = 0; k < replayed.size(); ++k)
-                replay.setPriority(replayed[k], std::fabs(st.advantages[freshUsed.size() + k]) + 0.01f);
-            acc.trainLoss += st.policyLoss;
-            acc.valueLoss += st.valueLoss;
-            acc.entropy += st.entropy;
-            ++accCount;
-            float maxPriority = 1.0f;
-            for (size_t k = 0; k < freshUsed.size(); ++k)
-                maxPriority = std::max(maxPriority, std::fabs(st.advantages[k]) + 0.01f);
-            if (replayMode != ReplayMode::None)
-                for (auto &x : fresh)
-                    replay.add(std::move(x), maxPriority);
-            params = learner->parameters();
-            for (auto &e : envs) {
-                e.policy->setParameters(params);
-                e.critic = std::make_unique<PolicyNetwork>(spec, params);
-            }
-        }
-        acc.reward += rewardSum / double(envs.size());
-        if (comm && o.hashEvery > 0 && step % o.hashEvery == 0)
-            checkSameWeights(comm, *params, step);
-
-        const bool validate = step % o.validateEvery == 0 || step == o.steps;
-        if (validate || step % 20 == 0) {
-            CurvePoint p;
-            p.step = step;
-            p.seconds = seconds();
-            const int n = std::max(1, accCount);
-            p.trainLoss = acc.trainLoss / n;
-            p.valueLoss = acc.valueLoss / n;
-            p.entropy = acc.entropy / n;
-            p.reward = acc.reward / 20.0;
-            acc = CurvePoint();
-            accCount = 0;
-            std::array<long long, 4> kinds{};
-            double workers = 0.0, ps = 0.0, running = 0.0;
-            for (auto &e : envs) {
-                for (size_t k = 0; k < 4; ++k)
-                    kinds[k] += e.kinds[k];
-                workers += e.workers;
-                ps += e.ps;
-                running += e.running;
-                e.kinds = {};
-                e.workers = e.ps = e.running = 0.0;
-            }
-            const double decisions = double(kinds[0] + kinds[1] + kinds[2] + kinds[3]);
-            if (decisions > 0) {
-                p.workerShare = double(kinds[0]) / decisions;
-                p.psShare = double(kinds[1]) / decisions;
-                p.bundleShare = double(kinds[2]) / decisions;
-                p.stopShare = double(kinds[3]) / decisions;
-            }
-            if (running > 0) {
-                p.workersPerJob = workers / running;
-                p.psPerJob = ps / running;
-            }
-            if (validate)
-                p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec, params,
-                                                               o.validationSeeds, o.threads);
-            recordCurvePoint(
-                result, p, o.output, [&] { save(step, p.validationAvgJct); }, progress, o.steps);
-        }
-    }
-    if (!o.output.empty())
-        writeCurves(o.output, result.curve);
-    return result;
+    return ActorCritic(o).train(progress, cancel);
 }
 
 } // namespace dl2

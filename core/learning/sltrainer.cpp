@@ -1,10 +1,10 @@
 #include "sltrainer.h"
 
 #include "checkpoint.h"
+#include "checkpointwriter.h"
 #include "distributed.h"
 #include "dl2policy.h"
 #include "error.h"
-#include "fileio.h"
 #include "learner.h"
 #include "modelprofile.h"
 #include "teacherrecorder.h"
@@ -155,72 +155,126 @@ private:
     double m_beta = 1.0;
 };
 
-} // namespace
-
-SlTrainer::SlTrainer(SlOptions options) : m_options(std::move(options))
+// One supervised run (see sltrainer.h), as the steps train() takes: load the networks, draw
+// the validation samples and measure the teacher, make the teacher (and DAgger student)
+// actors; then per update simulate until the buffer holds a batch, take a step and, every
+// validateEvery steps, validate and keep the best.
+class Imitation
 {
-    if (m_options.comm && m_options.comm->rank() != 0)
-        m_options.output.clear(); // rank 0 alone writes the checkpoint and the curves
-}
+public:
+    explicit Imitation(const SlOptions &options);
+    TrainResult train(const TrainProgress &progress, const std::atomic<bool> *cancel);
 
-TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool> *cancel)
+private:
+    void loadNetworks();
+    void prepareValidation();
+    void resumeRandomNumbers();
+    void makeActors();
+    std::unique_ptr<Simulator> newSim();
+    void scheduleDagger(long long step);
+    double updateOnce();
+    CurvePoint validationPoint(long long step);
+    void save(long long step, double jct);
+    double seconds() const;
+
+    const SlOptions &o;
+    const Scenario &m_scenario;
+    const ProfileSet m_profiles;
+    // Distributed (data-parallel): rank r simulates the teacher on trace seeds base + r,
+    // base + r + W, ... with its own random numbers; rank 0 draws what one process does.
+    Communicator *m_comm = nullptr;
+    int m_rank = 0, m_world = 1;
+    std::optional<Checkpoint> m_initCheckpoint;
+    std::optional<ResumeState> m_resumed;
+    PolicySpec m_spec;
+    std::unique_ptr<Learner> m_learner;
+    std::string m_recorderLabels;
+    Rng m_rng;
+    TrainResult m_result;
+    std::chrono::steady_clock::time_point m_start;
+    std::vector<Sample> m_validation;
+    long long m_firstStep = 1;
+    std::deque<Sample> m_buffer;
+    std::uint64_t m_nextSeed = 0;
+    std::unique_ptr<Simulator> m_sim;
+    std::unique_ptr<TeacherRecorder> m_recorder;
+    std::unique_ptr<MixedActor> m_actor;
+    long long m_daggerStart = 0;
+    std::optional<CheckpointWriter> m_writer;
+};
+
+Imitation::Imitation(const SlOptions &options)
+    : o(options), m_scenario(scenarioByName(o.scenario)),
+      m_profiles(o.profiles ? *o.profiles : ProfileSet::reference()), m_rng(o.seed * 7919 + 17)
 {
-    const SlOptions &o = m_options;
-    const Scenario &scenario = scenarioByName(o.scenario);
-    const ProfileSet profiles = o.profiles ? *o.profiles : ProfileSet::reference();
     registerBaselines();
     registerWindowTeachers();
     if (!isScheduler(o.teacher))
         throw Error("unknown teacher '" + o.teacher + "'");
-    // Distributed (data-parallel): rank r simulates the teacher on trace seeds base + r,
-    // base + r + W, ... with its own random numbers; rank 0 draws what one process does.
-    Communicator *comm = o.comm.get();
-    const int rank = comm ? comm->rank() : 0;
-    const int world = comm ? comm->worldSize() : 1;
-    std::optional<Checkpoint> initCheckpoint;
-    std::optional<ResumeState> resumed;
-    if (!o.resume.empty()) {
-        initCheckpoint = readCheckpoint(o.resume);
-        if (!initCheckpoint->info.resume.present || initCheckpoint->info.trainer != "sl")
-            throw Error(o.resume + ": no SL resume state (written by `dl2 train sl`?)");
-        if (!initCheckpoint->hasOptimizer)
-            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
-        resumed = initCheckpoint->info.resume;
-    } else if (!o.init.empty()) {
-        initCheckpoint = readCheckpoint(o.init);
-    }
-    const PolicySpec spec = initCheckpoint ? initCheckpoint->spec
-                            : o.spec     ? *o.spec
-                                         : defaultSpec(o.kind, scenario.window, profiles.size());
-    auto learnerPtr = initCheckpoint ? std::make_unique<Learner>(*initCheckpoint, o.learningRate, resumed.has_value())
-                                     : std::make_unique<Learner>(spec, o.learningRate, o.seed);
-    Learner &learner = *learnerPtr;
-    if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")
-        throw Error("unknown SL labels '" + o.labels + "' (known: sequence, set, multi, wfirst)");
-    const std::string recorderLabels = o.labels == "multi" ? "set" : o.labels;
-    learner.setSlMultiLabel(o.labels == "multi" || o.labels == "wfirst");
-    Rng rng(o.seed * 7919 + 17);
-    if (comm)
-        learner.setGradientReducer([comm, world](std::vector<float> &g) {
+    m_comm = o.comm.get();
+    m_rank = m_comm ? m_comm->rank() : 0;
+    m_world = m_comm ? m_comm->worldSize() : 1;
+    loadNetworks();
+    if (m_comm)
+        m_learner->setGradientReducer([comm = m_comm, world = m_world](std::vector<float> &g) {
             comm->allReduceSum(g.data(), g.size());
             for (float &x : g)
                 x /= float(world);
         });
+    m_result.checkpoint = o.output;
+    m_start = std::chrono::steady_clock::now();
+    prepareValidation();
+    resumeRandomNumbers();
+    makeActors();
+    TrainingInfo info;
+    info.trainer = "sl";
+    info.scenario = o.scenario;
+    info.teacher = o.teacher;
+    info.learningRate = o.learningRate;
+    info.batchSize = o.batchSize;
+    info.bufferSize = o.bufferSize;
+    info.seed = o.seed;
+    m_writer.emplace(o.output, m_spec, std::move(info), m_world, o.saveOptimizer);
+}
 
-    TrainResult result;
-    result.checkpoint = o.output;
-    const auto start = std::chrono::steady_clock::now();
-    auto seconds = [&] {
-        return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
+// From a resume checkpoint (weights, optimizer, ResumeState), an init checkpoint or fresh;
+// and the label kind.
+void Imitation::loadNetworks()
+{
+    if (!o.resume.empty()) {
+        m_initCheckpoint = readCheckpoint(o.resume);
+        if (!m_initCheckpoint->info.resume.present || m_initCheckpoint->info.trainer != "sl")
+            throw Error(o.resume + ": no SL resume state (written by `dl2 train sl`?)");
+        if (!m_initCheckpoint->hasOptimizer)
+            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
+        m_resumed = m_initCheckpoint->info.resume;
+    } else if (!o.init.empty()) {
+        m_initCheckpoint = readCheckpoint(o.init);
+    }
+    m_spec = m_initCheckpoint ? m_initCheckpoint->spec
+             : o.spec         ? *o.spec
+                              : defaultSpec(o.kind, m_scenario.window, m_profiles.size());
+    m_learner = m_initCheckpoint
+                    ? std::make_unique<Learner>(*m_initCheckpoint, o.learningRate, m_resumed.has_value())
+                    : std::make_unique<Learner>(m_spec, o.learningRate, o.seed);
+    if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")
+        throw Error("unknown SL labels '" + o.labels + "' (known: sequence, set, multi, wfirst)");
+    m_recorderLabels = o.labels == "multi" ? "set" : o.labels;
+    m_learner->setSlMultiLabel(o.labels == "multi" || o.labels == "wfirst");
+}
 
+// The teacher's samples on the first validation seeds (loss and agreement), the agreement of
+// chance, and the teacher's validation avg JCT.
+void Imitation::prepareValidation()
+{
     std::vector<std::uint64_t> lossSeeds(o.validationSeeds.begin(),
                                          o.validationSeeds.begin() +
                                              long(std::min<size_t>(2, o.validationSeeds.size())));
-    const std::vector<Sample> validation = teacherSamples(scenario, profiles, spec, o.teacher, o.teacherOrder, recorderLabels, lossSeeds, 2048, rng);
-    if (!validation.empty()) {
+    m_validation = teacherSamples(m_scenario, m_profiles, m_spec, o.teacher, o.teacherOrder,
+                                  m_recorderLabels, lossSeeds, 2048, m_rng);
+    if (!m_validation.empty()) {
         double chance = 0.0;
-        for (const auto &x : validation) {
+        for (const auto &x : m_validation) {
             int valid = 0;
             for (auto m : x.mask)
                 valid += m;
@@ -232,129 +286,149 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             }
             chance += double(std::max(1, good)) / std::max(1, valid);
         }
-        result.chanceAgreement = chance / double(validation.size());
+        m_result.chanceAgreement = chance / double(m_validation.size());
     }
-    result.teacherValidationAvgJct = evaluateSchedulerDistributed(
-        comm, scenario, profiles, o.teacher, o.validationSeeds, o.threads);
-    // The validation samples above are the same on every rank; from here each draws its own.
-    long long firstStep = 1;
-    if (resumed) {
-        rng.setState(resumed->rng.at(0));
-        firstStep = resumed->step + 1;
-        result.bestValidationAvgJct = resumed->bestValidationAvgJct;
-        result.bestStep = resumed->bestStep;
-    }
-    if (rank > 0)
-        rng.setState(rng.state() ^ (0x9E3779B97F4A7C15ULL * std::uint64_t(rank)));
+    m_result.teacherValidationAvgJct = evaluateSchedulerDistributed(
+        m_comm, m_scenario, m_profiles, o.teacher, o.validationSeeds, o.threads);
+}
 
-    std::deque<Sample> buffer;
-    std::uint64_t nextSeed = resumed ? resumed->nextSeed : o.trainSeedBase;
-    auto newSim = [&] {
-        const std::uint64_t seed = nextSeed + std::uint64_t(rank);
-        nextSeed += std::uint64_t(world);
-        return std::make_unique<Simulator>(scenario.cluster, profiles,
-                                           scenario.trace(profiles, seed), scenario.simulation);
-    };
-    auto sim = newSim();
+// The validation samples are the same on every rank; from here each draws its own.
+void Imitation::resumeRandomNumbers()
+{
+    if (m_resumed) {
+        m_rng.setState(m_resumed->rng.at(0));
+        m_firstStep = m_resumed->step + 1;
+        m_result.bestValidationAvgJct = m_resumed->bestValidationAvgJct;
+        m_result.bestStep = m_resumed->bestStep;
+    }
+    if (m_rank > 0)
+        m_rng.setState(m_rng.state() ^ (0x9E3779B97F4A7C15ULL * std::uint64_t(m_rank)));
+}
+
+std::unique_ptr<Simulator> Imitation::newSim()
+{
+    const std::uint64_t seed = m_nextSeed + std::uint64_t(m_rank);
+    m_nextSeed += std::uint64_t(m_world);
+    return std::make_unique<Simulator>(m_scenario.cluster, m_profiles,
+                                       m_scenario.trace(m_profiles, seed), m_scenario.simulation);
+}
+
+// The first training simulator, the teacher recording into the buffer and the DAgger actor.
+void Imitation::makeActors()
+{
+    m_nextSeed = m_resumed ? m_resumed->nextSeed : o.trainSeedBase;
+    m_sim = newSim();
     SchedulerConfig teacherConfig;
-    teacherConfig.scenario = scenario.name;
-    auto sink = [&](Sample s) {
-        buffer.push_back(std::move(s));
-        if (int(buffer.size()) > o.bufferSize)
-            buffer.pop_front();
+    teacherConfig.scenario = m_scenario.name;
+    auto sink = [this](Sample s) {
+        m_buffer.push_back(std::move(s));
+        if (int(m_buffer.size()) > o.bufferSize)
+            m_buffer.pop_front();
     };
-    TeacherRecorder recorder(makeScheduler(o.teacher, teacherConfig), o.teacher, spec, sink,
-                             o.teacherOrder, recorderLabels);
-    if (o.daggerTasks && recorderLabels != "set")
+    m_recorder = std::make_unique<TeacherRecorder>(makeScheduler(o.teacher, teacherConfig),
+                                                   o.teacher, m_spec, sink, o.teacherOrder,
+                                                   m_recorderLabels);
+    if (o.daggerTasks && m_recorderLabels != "set")
         throw Error("DAgger task labels need set (or multi) labels");
-    MixedActor actor(recorder, o.seed * 104729 + 3 + std::uint64_t(rank) * 7919 +
-                                   (resumed ? std::uint64_t(resumed->step) * 15485863 : 0),
-                     sink);
-    actor.setTaskLabels(o.dagger && o.daggerTasks);
-    const long long daggerStart = o.daggerStart >= 0 ? o.daggerStart : initCheckpoint ? 0 : o.steps / 5;
+    m_actor = std::make_unique<MixedActor>(
+        *m_recorder,
+        o.seed * 104729 + 3 + std::uint64_t(m_rank) * 7919 +
+            (m_resumed ? std::uint64_t(m_resumed->step) * 15485863 : 0),
+        sink);
+    m_actor->setTaskLabels(o.dagger && o.daggerTasks);
+    m_daggerStart = o.daggerStart >= 0 ? o.daggerStart : m_initCheckpoint ? 0 : o.steps / 5;
+}
 
-    TrainingInfo info;
-    info.trainer = "sl";
-    info.scenario = o.scenario;
-    info.teacher = o.teacher;
-    info.learningRate = o.learningRate;
-    info.batchSize = o.batchSize;
-    info.bufferSize = o.bufferSize;
-    info.seed = o.seed;
-    auto save = [&](long long step, double jct) {
-        if (o.output.empty())
-            return;
-        info.step = step;
-        info.validationAvgJct = jct;
-        ResumeState &r = info.resume;
-        r.present = true;
-        r.step = step;
-        r.rng = {rng.state()};
-        r.nextSeed = nextSeed;
-        r.bestValidationAvgJct = result.bestValidationAvgJct;
-        r.bestStep = result.bestStep;
-        r.worldSize = world;
-        writeFileAtomically(o.output, encodeCheckpoint(spec, info, learner.archive(o.saveOptimizer),
-                                                       o.saveOptimizer));
-    };
+void Imitation::save(long long step, double jct)
+{
+    m_writer->save(step, jct, m_result, {m_rng.state(), m_nextSeed, {}},
+                   [&] { return m_learner->archive(o.saveOptimizer); });
+}
 
+double Imitation::seconds() const
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
+}
+
+// DAgger: the student's weights (refreshed every daggerRefresh updates) and beta.
+void Imitation::scheduleDagger(long long step)
+{
+    if (!o.dagger || step <= m_daggerStart)
+        return;
+    if (step == m_daggerStart + 1 || (step - m_daggerStart - 1) % std::max(1, o.daggerRefresh) == 0)
+        m_actor->setStudent(m_spec, m_learner->parameters());
+    const double beta = std::pow(o.daggerDecay, double(step - m_daggerStart) / 100.0);
+    m_actor->setBeta(std::max(o.daggerBetaMin, beta));
+}
+
+// Simulates slots until the buffer holds a batch (and at least one new slot), then takes one
+// step on a batch drawn from it; returns the loss.
+double Imitation::updateOnce()
+{
+    do {
+        if (m_sim->done())
+            m_sim = newSim();
+        m_sim->step(*m_actor);
+    } while (int(m_buffer.size()) < o.batchSize);
+
+    std::vector<Sample> batchStore;
+    std::vector<const Sample *> batch;
+    batchStore.reserve(size_t(o.batchSize));
+    for (int b = 0; b < o.batchSize; ++b) {
+        const Sample &s = m_buffer[size_t(m_rng.below(m_buffer.size()))];
+        if (o.shuffleWindow && m_spec.kind == PolicyKind::Dl2)
+            batchStore.push_back(shuffledWindow(s, m_rng));
+        else
+            batchStore.push_back(s);
+    }
+    for (const auto &s : batchStore)
+        batch.push_back(&s);
+    return m_learner->slUpdate(batch);
+}
+
+// Validation loss, agreement and avg JCT of the current weights.
+CurvePoint Imitation::validationPoint(long long step)
+{
+    CurvePoint p;
+    p.step = step;
+    std::vector<const Sample *> vb;
+    for (const auto &s : m_validation)
+        vb.push_back(&s);
+    p.validationLoss = m_learner->slLoss(vb);
+    const auto params = m_learner->parameters();
+    p.agreement = agreement(m_spec, params, m_validation);
+    m_result.agreement = p.agreement;
+    p.validationAvgJct = evaluatePolicyDistributed(m_comm, m_scenario, m_profiles, m_spec, params,
+                                                   o.validationSeeds, o.threads);
+    p.seconds = seconds();
+    if (m_result.secondsToTeacher5 < 0 &&
+        p.validationAvgJct <= 1.05 * m_result.teacherValidationAvgJct)
+        m_result.secondsToTeacher5 = p.seconds;
+    return p;
+}
+
+TrainResult Imitation::train(const TrainProgress &progress, const std::atomic<bool> *cancel)
+{
     double lossSum = 0.0;
     int lossCount = 0;
     bool saved = false;
-    for (long long step = firstStep; step <= o.steps; ++step) {
-        if (anyRank(comm, cancel && cancel->load())) {
-            result.cancelled = true;
+    for (long long step = m_firstStep; step <= o.steps; ++step) {
+        if (anyRank(m_comm, cancel && cancel->load())) {
+            m_result.cancelled = true;
             break;
         }
-        if (o.dagger && step > daggerStart) {
-            if (step == daggerStart + 1 || (step - daggerStart - 1) % std::max(1, o.daggerRefresh) == 0)
-                actor.setStudent(spec, learner.parameters());
-            const double beta = std::pow(o.daggerDecay, double(step - daggerStart) / 100.0);
-            actor.setBeta(std::max(o.daggerBetaMin, beta));
-        }
-        // Simulate slots until the buffer holds a batch (and at least one new slot).
-        do {
-            if (sim->done())
-                sim = newSim();
-            sim->step(actor);
-        } while (int(buffer.size()) < o.batchSize);
-
-        std::vector<Sample> batchStore;
-        std::vector<const Sample *> batch;
-        batchStore.reserve(size_t(o.batchSize));
-        for (int b = 0; b < o.batchSize; ++b) {
-            const Sample &s = buffer[size_t(rng.below(buffer.size()))];
-            if (o.shuffleWindow && spec.kind == PolicyKind::Dl2)
-                batchStore.push_back(shuffledWindow(s, rng));
-            else
-                batchStore.push_back(s);
-        }
-        for (const auto &s : batchStore)
-            batch.push_back(&s);
-        lossSum += learner.slUpdate(batch);
+        scheduleDagger(step);
+        lossSum += updateOnce();
         ++lossCount;
-
         const bool validate = step % o.validateEvery == 0 || step == o.steps;
         if (validate) {
-            CurvePoint p;
-            p.step = step;
-            p.trainLoss = lossSum / std::max(1, lossCount);
+            const double trainLoss = lossSum / std::max(1, lossCount);
             lossSum = 0.0;
             lossCount = 0;
-            std::vector<const Sample *> vb;
-            for (const auto &s : validation)
-                vb.push_back(&s);
-            p.validationLoss = learner.slLoss(vb);
-            const auto params = learner.parameters();
-            p.agreement = agreement(spec, params, validation);
-            result.agreement = p.agreement;
-            p.validationAvgJct = evaluatePolicyDistributed(comm, scenario, profiles, spec, params,
-                                                           o.validationSeeds, o.threads);
-            p.seconds = seconds();
-            if (result.secondsToTeacher5 < 0 && p.validationAvgJct <= 1.05 * result.teacherValidationAvgJct)
-                result.secondsToTeacher5 = p.seconds;
+            CurvePoint p = validationPoint(step);
+            p.trainLoss = trainLoss;
             recordCurvePoint(
-                result, p, o.output,
+                m_result, p, o.output,
                 [&] {
                     save(step, p.validationAvgJct);
                     saved = true;
@@ -368,13 +442,26 @@ TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool
             progress(step, o.steps, p);
         }
     }
-    result.teacherSlots = actor.teacherSlots;
-    result.studentSlots = actor.studentSlots;
+    m_result.teacherSlots = m_actor->teacherSlots;
+    m_result.studentSlots = m_actor->studentSlots;
     if (!saved)
-        save(result.curve.empty() ? 0 : result.curve.back().step, -1.0);
+        save(m_result.curve.empty() ? 0 : m_result.curve.back().step, -1.0);
     if (!o.output.empty())
-        writeCurves(o.output, result.curve);
-    return result;
+        writeCurves(o.output, m_result.curve);
+    return m_result;
+}
+
+} // namespace
+
+SlTrainer::SlTrainer(SlOptions options) : m_options(std::move(options))
+{
+    if (m_options.comm && m_options.comm->rank() != 0)
+        m_options.output.clear(); // rank 0 alone writes the checkpoint and the curves
+}
+
+TrainResult SlTrainer::run(const TrainProgress &progress, const std::atomic<bool> *cancel)
+{
+    return Imitation(m_options).train(progress, cancel);
 }
 
 } // namespace dl2
