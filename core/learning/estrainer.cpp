@@ -19,6 +19,7 @@
 #include "dl2policy.h"
 #include "error.h"
 #include "modelprofile.h"
+#include "parallel.h"
 #include "rltrainer.h"
 #include "simulator.h"
 
@@ -26,9 +27,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
-#include <exception>
 #include <numeric>
-#include <thread>
 
 namespace dl2 {
 
@@ -148,6 +147,7 @@ private:
     const std::vector<Coordinate> m_coords;
     const size_t D;
     const int m_threads;
+    ParallelPool m_pool; // m_threads threads, started once
     Communicator *const m_comm;
     std::vector<double> m_theta, m_m, m_v; // the move of the coordinates; Adam's moments
     Rng m_rng;
@@ -165,7 +165,7 @@ EvolutionStrategies::EvolutionStrategies(const RlOptions &options)
       m_profiles(o.profiles ? *o.profiles : ProfileSet::reference()),
       m_init(readCheckpoint(o.init, o.kind)), m_spec(m_init.spec), m_base(*m_init.parameters),
       m_coords(coordinates(m_spec, m_base, o.esScope)), D(m_coords.size()),
-      m_threads(std::max(1, o.threads)), m_comm(o.comm.get()), m_theta(D, 0.0), m_m(D, 0.0),
+      m_threads(std::max(1, o.threads)), m_pool(m_threads), m_comm(o.comm.get()), m_theta(D, 0.0), m_m(D, 0.0),
       m_v(D, 0.0), m_rng(o.seed * 15485863 + 7), m_nextSeed(o.trainSeedBase)
 {
     if (!o.resume.empty())
@@ -233,30 +233,15 @@ EvolutionStrategies::fitness(const std::vector<std::shared_ptr<const ParameterSe
                              const std::vector<Trace> &traces)
 {
     std::vector<double> jct(params.size() * traces.size(), 0.0);
-    std::atomic<size_t> next{0};
-    std::vector<std::exception_ptr> errors(static_cast<size_t>(m_threads));
-    std::vector<std::thread> pool;
-    for (int t = 0; t < m_threads; ++t)
-        pool.emplace_back([&, t] {
-            try {
-                for (size_t k = next++; k < jct.size(); k = next++) {
-                    if (!ownedByRank(m_comm, k))
-                        continue;
-                    const size_t member = k / traces.size(), trace = k % traces.size();
-                    Simulator sim(m_scenario.cluster, m_profiles, traces[trace],
-                                  m_scenario.simulation);
-                    Dl2Policy policy(m_spec, params[member], 1);
-                    jct[k] = runSimulation(sim, policy).avgJct;
-                }
-            } catch (...) {
-                errors[size_t(t)] = std::current_exception();
-            }
-        });
-    for (auto &th : pool)
-        th.join();
-    for (const auto &e : errors)
-        if (e)
-            std::rethrow_exception(e);
+    m_pool.run(int(jct.size()), [&](int i) {
+        const size_t k = size_t(i);
+        if (!ownedByRank(m_comm, k))
+            return;
+        const size_t member = k / traces.size(), trace = k % traces.size();
+        Simulator sim(m_scenario.cluster, m_profiles, traces[trace], m_scenario.simulation);
+        Dl2Policy policy(m_spec, params[member], 1);
+        jct[k] = runSimulation(sim, policy).avgJct;
+    });
     if (m_comm)
         m_comm->allReduceSum(jct.data(), jct.size());
     std::vector<double> out(params.size(), 0.0);

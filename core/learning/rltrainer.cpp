@@ -7,12 +7,12 @@
 #include "error.h"
 #include "learner.h"
 #include "modelprofile.h"
+#include "parallel.h"
 
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <thread>
 
 namespace dl2 {
 
@@ -120,6 +120,7 @@ private:
     std::optional<ReplayBuffer> m_replay;
     std::shared_ptr<const ParameterSet> m_params;
     std::vector<Env> m_envs;
+    std::unique_ptr<ParallelPool> m_pool; // a thread per environment, started once
     std::uint64_t m_episode = 0;
     std::optional<CheckpointWriter> m_writer;
     TrainResult m_result;
@@ -236,6 +237,7 @@ void ActorCritic::restart(Env &e)
 void ActorCritic::makeEnvironments()
 {
     m_envs = std::vector<Env>(size_t(std::max(1, o.envs)));
+    m_pool = std::make_unique<ParallelPool>(int(m_envs.size()));
     m_episode = m_resumed ? m_resumed->nextSeed : 0;
     const std::uint64_t policySeed =
         o.seed * 1000 + (m_resumed ? std::uint64_t(m_resumed->step) * 7919 : 0);
@@ -573,16 +575,7 @@ TrainResult ActorCritic::train(const TrainProgress &progress, const std::atomic<
             m_result.cancelled = true;
             break;
         }
-        if (m_envs.size() == 1) {
-            stepEnvironment(m_envs[0]);
-        } else {
-            std::vector<std::thread> pool;
-            for (size_t i = 1; i < m_envs.size(); ++i)
-                pool.emplace_back([&, i] { stepEnvironment(m_envs[i]); });
-            stepEnvironment(m_envs[0]);
-            for (auto &t : pool)
-                t.join();
-        }
+        m_pool->run(int(m_envs.size()), [&](int i) { stepEnvironment(m_envs[size_t(i)]); });
         double rewardSum = 0.0;
         Batch batch = gatherBatch(rewardSum);
         if (anyRankUpdates(batch))
