@@ -32,10 +32,6 @@ ConsoleSession::ConsoleSession(QObject *parent)
     connect(worker, &SimulationWorker::summariesReady, this, &ConsoleSession::onSummaries);
     connect(worker, &SimulationWorker::snapshotReady, this, &ConsoleSession::onSnapshot);
     m_thread->start();
-
-    m_playTimer.setTimerType(Qt::PreciseTimer);
-    connect(&m_playTimer, &QTimer::timeout, this, &ConsoleSession::onPlayTick);
-    updateTimerInterval();
 }
 
 ConsoleSession::~ConsoleSession()
@@ -191,7 +187,7 @@ void ConsoleSession::onLiveSlot(const LiveSlotPacket &packet)
     if (!m_viewingHistory) // else the operator keeps looking at the slot they chose
         showLivePacket(*m_liveHead, liveSlot());
     Q_EMIT timelineChanged();
-    if (m_playing && m_speed <= 0)
+    if (m_clock.playingAtMax())
         onPlayTick();
 }
 
@@ -301,7 +297,7 @@ void ConsoleSession::onSnapshot(quint64 generation, const SnapshotPacket &packet
     m_decisions = packet.decisions;
     Q_EMIT snapshotChanged();
     sendNext();
-    if (m_playing && m_speed <= 0 && m_wanted < 0)
+    if (m_clock.playingAtMax() && m_wanted < 0)
         onPlayTick();
 }
 
@@ -361,38 +357,18 @@ void ConsoleSession::setPlaying(bool playing)
 {
     if (playing && m_runComplete && currentSlot() >= lastKnownSlot())
         playing = false; // nothing left to play
-    if (playing == m_playing)
-        return;
-    m_playing = playing;
     // At "max" speed the next request goes out as soon as a snapshot arrives (no busy timer).
-    if (playing && m_speed > 0)
-        m_playTimer.start();
-    else
-        m_playTimer.stop();
-    if (playing && m_speed <= 0)
-        onPlayTick();
-    Q_EMIT playingChanged(playing);
+    if (m_clock.setPlaying(playing))
+        Q_EMIT playingChanged(playing);
 }
 
 void ConsoleSession::setSpeed(double slotsPerSecond)
 {
     slotsPerSecond = std::max(0.0, slotsPerSecond);
-    if (qFuzzyCompare(slotsPerSecond + 1.0, m_speed + 1.0))
+    if (qFuzzyCompare(slotsPerSecond + 1.0, m_clock.speed() + 1.0))
         return;
-    m_speed = slotsPerSecond;
-    updateTimerInterval();
-    if (m_playing && m_speed > 0 && !m_playTimer.isActive())
-        m_playTimer.start();
-    else if (m_playing && m_speed <= 0) {
-        m_playTimer.stop();
-        onPlayTick();
-    }
-    Q_EMIT speedChanged(m_speed);
-}
-
-void ConsoleSession::updateTimerInterval()
-{
-    m_playTimer.setInterval(m_speed > 0 ? static_cast<int>(1000.0 / m_speed) : 0);
+    m_clock.setSpeed(slotsPerSecond);
+    Q_EMIT speedChanged(m_clock.speed());
 }
 
 void ConsoleSession::onPlayTick()

@@ -27,11 +27,11 @@
 #include "jobtracker.h"
 #include "livetypes.h"
 #include "modelprofile.h"
+#include "playbackclock.h"
 #include "sessiontypes.h"
 
 #include <QObject>
 #include <QPointer>
-#include <QTimer>
 #include <memory>
 #include <vector>
 
@@ -69,15 +69,15 @@ public:
     bool isLoaded() const { return m_loaded; }
     const dl2::ProfileSet &profiles() const { return m_profiles; }
 
-    bool isPlaying() const { return m_playing; }
+    bool isPlaying() const { return m_clock.isPlaying(); }
     void setPlaying(bool playing);
-    void togglePlaying() { setPlaying(!m_playing); }
+    void togglePlaying() { setPlaying(!isPlaying()); }
     void stepForward();
     void stepBack();
     void seek(int slot);
     // Slots per second; 0 = as fast as the simulator goes.
     void setSpeed(double slotsPerSecond);
-    double speed() const { return m_speed; }
+    double speed() const { return m_clock.speed(); }
 
     // Slot of the snapshot on display (-1 before the first one arrives); live: its position.
     int currentSlot() const { return m_live ? m_livePosition : m_snapshot.slot; }
@@ -119,7 +119,6 @@ private:
     void onSnapshot(quint64 generation, const dl2console::SnapshotPacket &packet);
     void onPlayTick();
     void sendNext();
-    void updateTimerInterval();
     void stopLive();
     void onLiveSlot(const dl2console::LiveSlotPacket &packet);
     void onLiveHistory(const std::vector<dl2console::LiveSlotPacket> &packets);
@@ -131,14 +130,12 @@ private:
     QThread *m_thread = nullptr;
     QPointer<SimulationWorker> m_worker;
     LiveOperations *m_live = nullptr;
-    QTimer m_playTimer;
+    PlaybackClock m_clock{4.0, [this] { onPlayTick(); }};
     SessionSetup m_setup;
     RunInfo m_info;
     dl2::ProfileSet m_profiles;
     JobTracker m_jobs; // loads: results of an earlier one are dropped
     bool m_loaded = false;
-    bool m_playing = false;
-    double m_speed = 4.0;
     int m_inFlightSlot = -1; // requested, reply pending
     int m_wanted = -1;       // to request once the in-flight reply arrives
     bool m_runComplete = false;

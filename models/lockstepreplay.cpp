@@ -4,6 +4,7 @@
 
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QTimer>
 
 namespace dl2console {
 
@@ -25,9 +26,6 @@ LockstepReplay::LockstepReplay(QObject *parent) : QObject(parent)
             Q_EMIT errorOccurred(m_error);
         });
     }
-    m_playTimer.setTimerType(Qt::PreciseTimer);
-    connect(&m_playTimer, &QTimer::timeout, this, &LockstepReplay::onPlayTick);
-    setSpeed(m_speed);
 }
 
 LockstepReplay::~LockstepReplay() = default;
@@ -118,7 +116,7 @@ void LockstepReplay::onSideSnapshot()
         m_shownDecisions[side] = m_sessions[side]->decisions();
     }
     Q_EMIT slotChanged(m_slot);
-    if (m_playing && m_speed <= 0)
+    if (m_clock.playingAtMax())
         QMetaObject::invokeMethod(this, &LockstepReplay::onPlayTick, Qt::QueuedConnection);
 }
 
@@ -149,33 +147,18 @@ void LockstepReplay::setPlaying(bool playing)
 {
     if (playing && runComplete() && m_slot >= lastKnownSlot())
         playing = false; // nothing left to play
-    if (playing == m_playing)
-        return;
-    m_playing = playing;
-    if (playing && m_speed > 0)
-        m_playTimer.start();
-    else
-        m_playTimer.stop();
-    if (playing && m_speed <= 0)
-        onPlayTick();
-    Q_EMIT playingChanged(playing);
+    if (m_clock.setPlaying(playing))
+        Q_EMIT playingChanged(playing);
 }
 
 void LockstepReplay::setSpeed(double slotsPerSecond)
 {
-    m_speed = std::max(0.0, slotsPerSecond);
-    m_playTimer.setInterval(m_speed > 0 ? static_cast<int>(1000.0 / m_speed) : 0);
-    if (m_playing && m_speed > 0 && !m_playTimer.isActive())
-        m_playTimer.start();
-    else if (m_playing && m_speed <= 0) {
-        m_playTimer.stop();
-        onPlayTick();
-    }
+    m_clock.setSpeed(slotsPerSecond);
 }
 
 void LockstepReplay::onPlayTick()
 {
-    if (!m_playing || !isLoaded())
+    if (!m_clock.isPlaying() || !isLoaded())
         return;
     if (runComplete() && m_slot >= lastKnownSlot()) {
         setPlaying(false);

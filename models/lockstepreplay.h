@@ -7,10 +7,10 @@
 // When one run ends earlier (its policy finished every job sooner), that side stays on its
 // last slot while the other plays on: sideSlot() says which slot a side shows for a pair slot.
 
+#include "playbackclock.h"
 #include "sessiontypes.h"
 
 #include <QObject>
-#include <QTimer>
 #include <array>
 
 namespace dl2console {
@@ -46,16 +46,16 @@ public:
     const dl2::SlotSnapshot &shownSnapshot(int side) const { return m_shown[side]; }
     const DecisionLog &shownDecisions(int side) const { return m_shownDecisions[side]; }
 
-    bool isPlaying() const { return m_playing; }
+    bool isPlaying() const { return m_clock.isPlaying(); }
     void setPlaying(bool playing);
-    void togglePlaying() { setPlaying(!m_playing); }
+    void togglePlaying() { setPlaying(!isPlaying()); }
     void stepForward();
     void stepBack();
     void seek(int slot);
     void seekToEnd() { seek(lastKnownSlot()); }
     // Slots per second; 0 = as fast as both simulators go.
     void setSpeed(double slotsPerSecond);
-    double speed() const { return m_speed; }
+    double speed() const { return m_clock.speed(); }
 
     // Local event loop until both sides show `slot` (clamped to the runs), a side fails (also
     // before the call: a run that failed to load never shows a slot) or the timeout passes.
@@ -82,11 +82,9 @@ private:
     std::array<dl2::SlotSnapshot, kSides> m_shown;
     std::array<DecisionLog, kSides> m_shownDecisions;
     std::array<bool, kSides> m_loaded{false, false};
-    QTimer m_playTimer;
+    PlaybackClock m_clock{2.0, [this] { onPlayTick(); }};
     int m_slot = -1;
     int m_target = -1;
-    bool m_playing = false;
-    double m_speed = 2.0;
     QString m_error; // of the current load
 };
 
