@@ -1,5 +1,6 @@
 #include "operationsworker.h"
 
+#include "agentconnection.h"
 #include "auditlog.h"
 #include "error.h"
 #include "gateundo.h"
@@ -7,16 +8,11 @@
 #include "logging.h"
 #include "operatingloop.h"
 #include "policyplanner.h"
-#ifdef DL2_CONSOLE_LEARNING
-#include "registerpolicies.h"
-#endif
 #include "simulatedconnector.h"
 
 #include <QDateTime>
-#include <QFileInfo>
 #include <QTimer>
 #include <QUndoStack>
-#include <QUuid>
 
 namespace dl2console {
 
@@ -83,7 +79,7 @@ dl2::SlotSnapshot snapshotFromView(const dl2::ClusterView &v, const dl2::Profile
 } // namespace
 
 OperationsWorker::OperationsWorker(QObject *parent)
-    : QObject(parent), m_deadlineTimer(new QTimer(this)), m_retryTimer(new QTimer(this))
+    : QObject(parent), m_deadlineTimer(new QTimer(this)), m_connection(new AgentConnection(this))
 {
     m_deadlineTimer->setSingleShot(true);
     connect(m_deadlineTimer, &QTimer::timeout, this, [this] {
@@ -96,8 +92,8 @@ OperationsWorker::OperationsWorker(QObject *parent)
         });
         closeBatch();
     });
-    m_retryTimer->setInterval(1000);
-    connect(m_retryTimer, &QTimer::timeout, this, &OperationsWorker::onRetryTick);
+    connect(m_connection, &AgentConnection::changed, this, &OperationsWorker::connectorChanged);
+    connect(m_connection, &AgentConnection::retry, this, &OperationsWorker::tryConnect);
 }
 
 OperationsWorker::~OperationsWorker()
@@ -126,54 +122,18 @@ void OperationsWorker::start(const LiveSetup &setup)
     m_setup = setup;
     m_gateSettings = {setup.mode, setup.rulesFile, setup.reviewDeadlineMs, setup.atDeadline};
     try {
-        m_audit = std::make_unique<dl2::AuditLog>(setup.auditFile.toStdString());
-        dl2::SchedulerConfig policyConfig;
-        policyConfig.checkpoint = setup.checkpoint.toStdString();
-        policyConfig.scenario = setup.scenario.toStdString();
-        m_planner = std::make_unique<dl2::PolicyPlanner>(setup.policy.toStdString(), policyConfig);
-        attachDecisionReader(*m_planner); // learned policies: confidence of each decision
-#ifdef DL2_CONSOLE_LEARNING
-        // The audit log names a frozen learned policy by its checkpoint's name.
-        if (setup.policy == QLatin1String("dl2") || setup.policy == QLatin1String("dl2-plus")) {
-            const QFileInfo file(QString::fromStdString(
-                setup.checkpoint.isEmpty()
-                    ? dl2::shippedPolicyPath(dl2::policyKindFromString(setup.policy.toStdString()),
-                                             policyConfig.scenario, policyConfig.measuredSpeeds)
-                    : dl2::resolveCheckpoint(setup.checkpoint.toStdString())));
-            m_planner->setVersion(file.completeBaseName().toStdString());
-        }
-#endif
-        m_undo = std::make_unique<QUndoStack>();
-        if (setup.agentAddress.isEmpty()) {
-            auto sim = std::make_unique<dl2::SimulatedConnector>(setup.scenario.toStdString(),
-                                                                 setup.seed);
-            m_sim = sim.get();
-            m_connector = std::move(sim);
-            // A fresh simulator on a reused audit log: its own run id, nothing to re-send.
-            m_runId = m_audit->runId() + "-" +
-                      QUuid::createUuid().toString(QUuid::Id128).left(6).toStdString();
-            m_status.address = QString::fromStdString(m_connector->describe());
-            m_status.state = ConnectorStatus::State::Embedded;
-        } else {
-            dl2::GrpcConnectorOptions o;
-            o.address = setup.agentAddress.toStdString();
-            o.token = setup.token.toStdString();
-            o.deadline = std::chrono::milliseconds(setup.callDeadlineMs);
-            o.retryBudget = std::chrono::milliseconds(0); // one attempt: we reconnect ourselves
-            auto grpc = std::make_unique<dl2::GrpcConnector>(o);
-            m_grpc = grpc.get();
-            m_connector = std::move(grpc);
-            m_runId = m_audit->runId();
-            m_resend = true;
-            m_status.address = setup.agentAddress;
-            m_status.state = ConnectorStatus::State::Connecting;
-        }
+        m_rig = buildLiveRig(setup);
+        m_resend = m_rig.remote != nullptr; // what an earlier run committed and never saw acked
         buildGate();
     } catch (const std::exception &e) {
         Q_EMIT failed(QString::fromStdString(e.what()));
         return;
     }
-    Q_EMIT connectorChanged(m_status);
+    if (m_rig.remote)
+        m_connection->begin(ConnectorStatus::State::Connecting, setup.agentAddress);
+    else
+        m_connection->begin(ConnectorStatus::State::Embedded,
+                            QString::fromStdString(m_rig.connector().describe()));
     tryConnect();
 }
 
@@ -187,10 +147,11 @@ void OperationsWorker::buildGate()
     o.atDeadline = m_gateSettings.atDeadline;
     m_loop.reset();
     m_sink.reset();
-    m_gate = std::make_unique<dl2::DecisionGate>(o, m_planner->profiles());
-    m_sink = std::make_unique<dl2::UndoStackSink>(*m_gate, m_undo.get());
-    m_loop = std::make_unique<dl2::OperatingLoop>(*m_connector, *m_planner, *m_gate, *m_audit);
-    m_loop->setRunId(m_runId);
+    m_gate = std::make_unique<dl2::DecisionGate>(o, m_rig.planner->profiles());
+    m_sink = std::make_unique<dl2::UndoStackSink>(*m_gate, m_rig.undo.get());
+    m_loop = std::make_unique<dl2::OperatingLoop>(m_rig.connector(), *m_rig.planner, *m_gate,
+                                                  *m_rig.audit);
+    m_loop->setRunId(m_rig.runId);
     m_gateDirty = false;
 }
 
@@ -204,44 +165,33 @@ void OperationsWorker::setGateSettings(const GateSettings &settings)
         guarded(tr("Gate settings"), [this] { buildGate(); });
 }
 
-void OperationsWorker::setStatus(ConnectorStatus::State state, const QString &message)
-{
-    m_status.state = state;
-    m_status.message = message;
-    m_status.retryInSeconds = state == ConnectorStatus::State::Reconnecting
-                                   ? static_cast<int>(m_reconnect.delay().count() / 1000)
-                                   : 0;
-    Q_EMIT connectorChanged(m_status);
-}
-
 void OperationsWorker::tryConnect()
 {
     if (!m_loop)
         return;
     try {
-        if (m_grpc) {
-            m_health = m_grpc->health();
+        if (m_rig.remote) {
+            m_health = m_rig.remote->health();
             if (m_resend)
                 m_loop->resendUnacknowledged();
             m_resend = false;
-            m_reconnect.succeeded();
-            setStatus(ConnectorStatus::State::Connected);
+            m_connection->succeeded();
         }
         if (!m_started) {
-            const dl2::ClusterView v = m_connector->snapshot();
+            const dl2::ClusterView v = m_rig.connector().snapshot();
             RunInfo info;
             info.traceName = QString::fromStdString(v.scenario);
             info.policy = m_setup.policy;
             info.nodes = v.nodes;
             info.jobs = v.totalJobs;
             info.slotSeconds = v.slotSeconds;
-            if (m_grpc) {
+            if (m_rig.remote) {
                 info.backend = QString::fromStdString(m_health.backend);
                 info.cluster = QString::fromStdString(
                     m_health.description.empty() ? m_health.scenario : m_health.description);
             } else {
                 info.backend = QStringLiteral("embedded");
-                info.cluster = QString::fromStdString(m_connector->describe());
+                info.cluster = QString::fromStdString(m_rig.connector().describe());
             }
             m_started = true;
             Q_EMIT started(info);
@@ -250,7 +200,7 @@ void OperationsWorker::tryConnect()
         } else {
             // Reconnected: the slots the cluster ran meanwhile (another operator, or ours
             // whose result was lost with the connection).
-            fetchHistory(m_connector->snapshot().nextSlot - 1);
+            fetchHistory(m_rig.connector().snapshot().nextSlot - 1);
         }
     } catch (const std::exception &e) {
         connectionLost(e.what());
@@ -268,17 +218,17 @@ void OperationsWorker::fetchHistory(int lastSlot)
     if (lastSlot <= m_lastPublishedSlot)
         return;
     const std::vector<dl2::SlotRecord> records =
-        m_connector->history(m_lastPublishedSlot + 1, lastSlot);
+        m_rig.connector().history(m_lastPublishedSlot + 1, lastSlot);
     if (records.empty())
         return;
-    const dl2::ClusterView v = m_connector->snapshot(); // nodes and capacity
+    const dl2::ClusterView v = m_rig.connector().snapshot(); // nodes and capacity
     std::vector<LiveSlotPacket> packets;
     packets.reserve(records.size());
     for (const dl2::SlotRecord &r : records) {
         LiveSlotPacket p;
         p.fromHistory = true;
         p.packet.snapshot =
-            snapshotFromJobs(r.slot, v.nodes, v.nodeCapacity, r.jobs, m_planner->profiles());
+            snapshotFromJobs(r.slot, v.nodes, v.nodeCapacity, r.jobs, m_rig.planner->profiles());
         p.packet.snapshot.reward = r.reward;
         p.packet.snapshot.cumulativeReward = r.cumulativeReward;
         p.packet.snapshot.arrivals = r.arrivals;
@@ -311,39 +261,20 @@ void OperationsWorker::fetchHistory(int lastSlot)
 void OperationsWorker::connectionLost(const std::string &why)
 {
     const QString message = QString::fromStdString(why);
-    if (!m_grpc) { // the embedded simulator does not disconnect: this is a real error
+    if (!m_rig.remote) { // the embedded simulator does not disconnect: this is a real error
         Q_EMIT failed(message);
         return;
     }
     m_resend = true;
-    if (message.contains(QLatin1String("UNAUTHENTICATED"))) {
-        m_retryTimer->stop();
-        setStatus(ConnectorStatus::State::RejectedToken, message);
-        return;
-    }
-    qCWarning(lcLive) << "agent" << m_setup.agentAddress << "unreachable:" << message;
-    setStatus(ConnectorStatus::State::Reconnecting, message);
-    m_retryTimer->start();
-}
-
-void OperationsWorker::onRetryTick()
-{
-    if (--m_status.retryInSeconds > 0) {
-        Q_EMIT connectorChanged(m_status);
-        return;
-    }
-    m_retryTimer->stop();
-    m_reconnect.failed();
-    setStatus(ConnectorStatus::State::Connecting, m_status.message);
-    tryConnect();
+    m_connection->lost(message);
 }
 
 void OperationsWorker::runSlot()
 {
     if (!m_loop || m_done || m_gate->isOpen())
         return;
-    if (m_grpc && m_status.state != ConnectorStatus::State::Connected) {
-        m_runWanted = m_status.state != ConnectorStatus::State::RejectedToken;
+    if (m_rig.remote && m_connection->status().state != ConnectorStatus::State::Connected) {
+        m_runWanted = m_connection->status().state != ConnectorStatus::State::RejectedToken;
         return;
     }
     if (m_gateDirty && !guarded(tr("Gate settings"), [this] { buildGate(); }))
@@ -420,11 +351,11 @@ void OperationsWorker::publishBatch()
             b.deadlineEpochMs = QDateTime::currentMSecsSinceEpoch() + std::max<qint64>(0, left.count());
         }
     }
-    if (m_undo) {
-        b.canUndo = m_undo->canUndo();
-        b.canRedo = m_undo->canRedo();
-        b.undoText = m_undo->undoText();
-        b.redoText = m_undo->redoText();
+    if (const QUndoStack *undo = m_rig.undo.get()) {
+        b.canUndo = undo->canUndo();
+        b.canRedo = undo->canRedo();
+        b.undoText = undo->undoText();
+        b.redoText = undo->redoText();
     }
     Q_EMIT batchChanged(b);
 }
@@ -445,11 +376,12 @@ void OperationsWorker::publishSlot(int approved, int rejected,
             ++p.invalid;
     }
     try {
-        const dl2::ClusterView v = m_connector->snapshot();
+        const dl2::ClusterView v = m_rig.connector().snapshot();
         for (size_t i = 0; i < v.jobs.size() && i < v.targets.size(); ++i)
             p.targets[v.jobs[i].id] = v.targets[i];
         p.packet.snapshot =
-            m_sim ? m_sim->slotSnapshot() : snapshotFromView(v, m_planner->profiles());
+            m_rig.simulated ? m_rig.simulated->slotSnapshot()
+                            : snapshotFromView(v, m_rig.planner->profiles());
         if (v.done && !m_done) {
             m_done = true;
             Q_EMIT runComplete();
@@ -470,7 +402,7 @@ void OperationsWorker::publishSlot(int approved, int rejected,
         p.summary.value = m_historyTail.summary.value;
     } else {
         // The planner's last plan was for the slot that just ran (the decision inspector's slot).
-        p.packet.decisions = collectDecisions(m_planner->scheduler(), slot);
+        p.packet.decisions = collectDecisions(m_rig.planner->scheduler(), slot);
         if (const auto v = p.packet.decisions.slotValue())
             p.summary.value = static_cast<float>(*v);
     }
@@ -517,16 +449,16 @@ void OperationsWorker::approveAll()
 
 void OperationsWorker::undo()
 {
-    if (m_undo && m_gate && m_gate->isOpen()) {
-        m_undo->undo();
+    if (m_rig.undo && m_gate && m_gate->isOpen()) {
+        m_rig.undo->undo();
         publishBatch();
     }
 }
 
 void OperationsWorker::redo()
 {
-    if (m_undo && m_gate && m_gate->isOpen()) {
-        m_undo->redo();
+    if (m_rig.undo && m_gate && m_gate->isOpen()) {
+        m_rig.undo->redo();
         publishBatch();
     }
 }

@@ -10,9 +10,10 @@
 // override, approve all, undo/redo, commit) or for the review deadline, when the gate's
 // default applies. Closing commits to the audit log, sends, acknowledges and advances.
 //
-// A remote agent is called with a per-call deadline and no internal retries; on a failure the
-// worker reconnects itself with exponential backoff (1 s .. 30 s), publishing the countdown,
-// and re-sends what was committed but never acknowledged. A rejected token is final.
+// What it runs is built from the LiveSetup by buildLiveRig (liverig.h). A remote agent is
+// called with a per-call deadline and no internal retries; on a failure the worker reconnects
+// itself (AgentConnection: exponential backoff 1 s .. 30 s, publishing the countdown) and
+// re-sends what was committed but never acknowledged. A rejected token is final.
 //
 // History: on attaching to a cluster that already ran slots, and after every reconnect, the
 // worker reads the slots it did not see from the cluster's history (GetHistory: snapshot,
@@ -20,27 +21,23 @@
 // before the current state.
 
 #include "grpcconnector.h"
+#include "liverig.h"
 #include "livetypes.h"
-#include "retry.h"
 
 #include <QObject>
 #include <memory>
 #include <string>
 
 class QTimer;
-class QUndoStack;
 
 namespace dl2 {
-class AuditLog;
-class ClusterConnector;
-class GrpcConnector;
 class OperatingLoop;
-class PolicyPlanner;
-class SimulatedConnector;
 class UndoStackSink;
 } // namespace dl2
 
 namespace dl2console {
+
+class AgentConnection;
 
 class OperationsWorker : public QObject
 {
@@ -78,38 +75,27 @@ private:
     void buildGate();
     void tryConnect();
     void connectionLost(const std::string &why);
-    void onRetryTick();
     void closeBatch();
     void publishBatch();
     void publishSlot(int approved, int rejected, const std::vector<dl2::Acknowledgment> &acks,
                      const std::vector<dl2::GateEntry> &entries);
     // Reads the cluster's history of the slots after the last published one up to lastSlot.
     void fetchHistory(int lastSlot);
-    void setStatus(ConnectorStatus::State state, const QString &message = {});
     template <typename F>
     bool guarded(const QString &what, F &&f);
 
     LiveSetup m_setup;
     GateSettings m_gateSettings;
     bool m_gateDirty = false;
-    std::string m_runId;
-    std::unique_ptr<dl2::ClusterConnector> m_connector;
-    dl2::SimulatedConnector *m_sim = nullptr; // m_connector when embedded
-    dl2::GrpcConnector *m_grpc = nullptr;     // m_connector when remote
-    std::unique_ptr<dl2::AuditLog> m_audit;
-    std::unique_ptr<dl2::PolicyPlanner> m_planner;
-    std::unique_ptr<QUndoStack> m_undo;
+    LiveRig m_rig; // connector, audit log, planner, undo stack
     std::unique_ptr<dl2::DecisionGate> m_gate;
     std::unique_ptr<dl2::UndoStackSink> m_sink; // after the gate and the stack
     std::unique_ptr<dl2::OperatingLoop> m_loop;
     QTimer *m_deadlineTimer;
-    QTimer *m_retryTimer;
-    ConnectorStatus m_status;
+    AgentConnection *m_connection; // the connector's state; reconnects a remote agent
     dl2::AgentHealth m_health;
     int m_lastPublishedSlot = -1;
     LiveSlotPacket m_historyTail; // the last slot read from the history, until published
-    // Reconnect delays, counted down a second at a time.
-    dl2::Backoff m_reconnect{std::chrono::seconds(1), std::chrono::seconds(30)};
     bool m_started = false;
     bool m_resend = false;    // re-send unacknowledged decisions once connected
     bool m_runWanted = false; // a runSlot() came while disconnected
