@@ -74,6 +74,24 @@ QString ConsoleRun::parse(const QCommandLineParser &parser, const ConsoleOptions
 {
     screenshot = parser.isSet(o.shot);
     exporting = parser.isSet(o.exportVideo);
+    if (QString error = parseSession(parser, o, settings); !error.isEmpty())
+        return error;
+    if (QString error = parseView(parser, o, settings); !error.isEmpty())
+        return error;
+    if (QString error = parseLive(parser, o); !error.isEmpty())
+        return error;
+    if (exporting && screenshot)
+        return QStringLiteral("--export-video and --screenshot do not go together");
+    if (exporting && liveMode)
+        return QStringLiteral("--export-video replays a run; it does not operate a cluster "
+                              "(--gate, --agent)");
+    return {};
+}
+
+// What to replay: scenario or trace, seed, policy (or policy file), speed model, nodes.
+QString ConsoleRun::parseSession(const QCommandLineParser &parser, const ConsoleOptions &o,
+                                 const Settings &settings)
+{
     setup.scenario = parser.isSet(o.scenario) ? parser.value(o.scenario) : settings.scenario();
     bool ok = true;
     setup.seed = parser.isSet(o.seed) ? parser.value(o.seed).toULongLong(&ok) : settings.seed();
@@ -119,6 +137,14 @@ QString ConsoleRun::parse(const QCommandLineParser &parser, const ConsoleOptions
                                         : settings.nodes();
     if (!ok || setup.nodes < 0 || (parser.isSet(o.nodes) && setup.nodes < 1) || setup.nodes > 1000000)
         return QStringLiteral("--nodes needs an integer from 1 to 1000000");
+    return {};
+}
+
+// What to show: slot, window size, dock, instructor tools, inference, training baselines.
+QString ConsoleRun::parseView(const QCommandLineParser &parser, const ConsoleOptions &o,
+                              const Settings &settings)
+{
+    bool ok = true;
     slot = parser.isSet(o.slot) ? parser.value(o.slot).toInt(&ok) : 0;
     if (!ok || slot < 0)
         return QStringLiteral("--slot needs a non-negative integer");
@@ -156,7 +182,12 @@ QString ConsoleRun::parse(const QCommandLineParser &parser, const ConsoleOptions
             return QStringLiteral("--training-baselines: %1").arg(QString::fromUtf8(e.what()));
         }
     }
+    return {};
+}
 
+// Operating a cluster: gate, rules, review deadline, audit log, agent and its token.
+QString ConsoleRun::parseLive(const QCommandLineParser &parser, const ConsoleOptions &o)
+{
     try {
         live.mode = parser.isSet(o.gate) ? dl2::gateModeFromString(parser.value(o.gate).toStdString())
                     : parser.isSet(o.rules) ? dl2::GateMode::Rules
@@ -165,6 +196,7 @@ QString ConsoleRun::parse(const QCommandLineParser &parser, const ConsoleOptions
         if (!live.rulesFile.isEmpty())
             dl2::GateRules::load(live.rulesFile.toStdString()); // fail early on a bad file
         if (parser.isSet(o.reviewDeadline)) {
+            bool ok = false;
             const int s = parser.value(o.reviewDeadline).toInt(&ok);
             if (!ok || s < 1)
                 return QStringLiteral("--review-deadline needs a positive number of seconds");
@@ -189,11 +221,6 @@ QString ConsoleRun::parse(const QCommandLineParser &parser, const ConsoleOptions
     } catch (const std::exception &e) {
         return QString::fromStdString(e.what());
     }
-    if (exporting && screenshot)
-        return QStringLiteral("--export-video and --screenshot do not go together");
-    if (exporting && liveMode)
-        return QStringLiteral("--export-video replays a run; it does not operate a cluster "
-                              "(--gate, --agent)");
     return {};
 }
 

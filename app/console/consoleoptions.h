@@ -192,6 +192,13 @@ struct ConsoleRun
     // Returns what is wrong ("" when nothing); `settings` fills what is not given.
     QString parse(const QCommandLineParser &parser, const ConsoleOptions &o,
                   const Settings &settings);
+
+private:
+    QString parseSession(const QCommandLineParser &parser, const ConsoleOptions &o,
+                         const Settings &settings);
+    QString parseView(const QCommandLineParser &parser, const ConsoleOptions &o,
+                      const Settings &settings);
+    QString parseLive(const QCommandLineParser &parser, const ConsoleOptions &o);
 };
 
 } // namespace dl2console
