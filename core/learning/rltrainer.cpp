@@ -1,5 +1,6 @@
 #include "rltrainer.h"
 
+#include "advantagescales.h"
 #include "checkpoint.h"
 #include "checkpointwriter.h"
 #include "distributed.h"
@@ -93,7 +94,6 @@ private:
     Batch gatherBatch(double &rewardSum);
     bool anyRankUpdates(const Batch &batch) const;
     void update(long long step, Batch &batch);
-    void trackAdvantageScales(const RlUpdateStats &st);
     CurvePoint curvePoint(long long step, bool validate);
     void validateStart(const TrainProgress &progress);
     void save(long long step, double jct);
@@ -124,10 +124,9 @@ private:
     std::uint64_t m_episode = 0;
     std::optional<CheckpointWriter> m_writer;
     TrainResult m_result;
-    // Running RMS of the advantages (the scale of the policy gradient) and of the task
-    // advantages; the running mean return of the no-value ablation.
-    double m_advantageStd = 1.0, m_taskStd = 1.0, m_baseline = 0.0;
-    bool m_advantageStdSet = false, m_taskStdSet = false, m_baselineSet = false;
+    AdvantageScales m_scales;
+    double m_baseline = 0.0; // the running mean return of the no-value ablation
+    bool m_baselineSet = false;
     RlLossOptions m_loss;
     CurvePoint m_acc; // losses and rewards since the last curve point
     int m_accCount = 0;
@@ -154,10 +153,10 @@ ActorCritic::ActorCritic(const RlOptions &options)
         m_result.bestValidationAvgJct = m_resumed->bestValidationAvgJct;
         m_result.bestStep = m_resumed->bestStep;
         const auto &v = m_resumed->values;
-        m_advantageStd = v[0];
-        m_advantageStdSet = v[1] != 0.0;
-        m_taskStd = v[2];
-        m_taskStdSet = v[3] != 0.0;
+        m_scales.advantageStd = v[0];
+        m_scales.advantageStdSet = v[1] != 0.0;
+        m_scales.taskStd = v[2];
+        m_scales.taskStdSet = v[3] != 0.0;
         m_baseline = v[4];
         m_baselineSet = v[5] != 0.0;
     }
@@ -295,8 +294,9 @@ void ActorCritic::save(long long step, double jct)
 {
     m_writer->save(step, jct, m_result,
                    {m_rng.state(), m_episode,
-                    {m_advantageStd, m_advantageStdSet ? 1.0 : 0.0, m_taskStd,
-                     m_taskStdSet ? 1.0 : 0.0, m_baseline, m_baselineSet ? 1.0 : 0.0}},
+                    {m_scales.advantageStd, m_scales.advantageStdSet ? 1.0 : 0.0,
+                     m_scales.taskStd, m_scales.taskStdSet ? 1.0 : 0.0, m_baseline,
+                     m_baselineSet ? 1.0 : 0.0}},
                    [&] { return m_learner->archive(o.saveOptimizer); });
 }
 
@@ -435,28 +435,6 @@ bool ActorCritic::anyRankUpdates(const Batch &batch) const
     return update;
 }
 
-void ActorCritic::trackAdvantageScales(const RlUpdateStats &st)
-{
-    double m2 = 0.0;
-    for (float a : st.advantages)
-        m2 += double(a) * a;
-    const double batchStd = std::sqrt(m2 / double(std::max<size_t>(1, st.advantages.size())));
-    m_advantageStd = m_advantageStdSet ? 0.99 * m_advantageStd + 0.01 * batchStd : batchStd;
-    m_advantageStdSet = true;
-    double t2 = 0.0;
-    int tn = 0;
-    for (size_t k = 0; k < st.taskAdvantages.size(); ++k)
-        if (st.taskAdvantages[k] != 0.0f) {
-            t2 += double(st.taskAdvantages[k]) * st.taskAdvantages[k];
-            ++tn;
-        }
-    if (tn > 0) {
-        const double batchTaskStd = std::sqrt(t2 / tn);
-        m_taskStd = m_taskStdSet ? 0.99 * m_taskStd + 0.01 * batchTaskStd : batchTaskStd;
-        m_taskStdSet = true;
-    }
-}
-
 // One actor-critic step on the batch, every environment weighted equally; replay gets the
 // fresh samples and the environments the new weights.
 void ActorCritic::update(long long step, Batch &b)
@@ -480,8 +458,7 @@ void ActorCritic::update(long long step, Batch &b)
         m_baselineSet = true;
         m_loss.baseline = m_baseline;
     }
-    m_loss.advantageScale = 1.0 / std::max(1e-3, m_advantageStd);
-    m_loss.taskAdvantageScale = 1.0 / std::max(1e-6, m_taskStd);
+    m_scales.applyTo(m_loss);
     m_loss.permutation.clear();
     if (o.control) {
         for (size_t k = 0; k < batch.size(); ++k)
@@ -492,7 +469,7 @@ void ActorCritic::update(long long step, Batch &b)
     m_loss.policyWeight = (m_useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
     const RlUpdateStats st = m_learner->rlUpdate(batch, weights, m_loss);
     if (!batch.empty())
-        trackAdvantageScales(st);
+        m_scales.track(st);
     for (size_t k = 0; k < b.replayed.size(); ++k)
         m_replay->setPriority(b.replayed[k],
                               std::fabs(st.advantages[b.freshUsed.size() + k]) + 0.01f);

@@ -1,5 +1,6 @@
 #include "onlinelearner.h"
 
+#include "advantagescales.h"
 #include "checkpoint.h"
 #include "dl2policy.h"
 #include "error.h"
@@ -219,8 +220,7 @@ struct OnlineLearner::Impl
     ReplayBuffer replay{8192, ReplayMode::Uniform};
     Rng rng{1};
     long long updates = 0;
-    double advantageStd = 1.0, taskStd = 1.0;
-    bool advantageStdSet = false, taskStdSet = false;
+    AdvantageScales scales;
 
     // The console's learner process: the samples and version of a slot acted elsewhere.
     std::optional<int> actedVersion;
@@ -356,29 +356,11 @@ OnlineLearner::Impl::Result OnlineLearner::Impl::train(Work &w)
         if (batch.empty())
             break;
         std::vector<float> weights(batch.size(), 1.0f / float(batch.size()));
-        loss.advantageScale = 1.0 / std::max(1e-3, advantageStd);
-        loss.taskAdvantageScale = 1.0 / std::max(1e-6, taskStd);
+        scales.applyTo(loss);
         loss.policyWeight = updates < o.criticWarmup ? 0.0 : 1.0;
         const RlUpdateStats st = learner->rlUpdate(batch, weights, loss);
         ++updates;
-        double m2 = 0.0;
-        for (float a : st.advantages)
-            m2 += double(a) * a;
-        const double batchStd = std::sqrt(m2 / double(std::max<size_t>(1, st.advantages.size())));
-        advantageStd = advantageStdSet ? 0.99 * advantageStd + 0.01 * batchStd : batchStd;
-        advantageStdSet = true;
-        double t2 = 0.0;
-        int tn = 0;
-        for (float a : st.taskAdvantages)
-            if (a != 0.0f) {
-                t2 += double(a) * a;
-                ++tn;
-            }
-        if (tn > 0) {
-            const double b = std::sqrt(t2 / tn);
-            taskStd = taskStdSet ? 0.99 * taskStd + 0.01 * b : b;
-            taskStdSet = true;
-        }
+        scales.track(st);
         r.policyLoss += st.policyLoss / o.updatesPerSlot;
         r.valueLoss += st.valueLoss / o.updatesPerSlot;
         if (k == 0)
