@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <functional>
 #include <thread>
 #include <utility>
 
@@ -115,9 +116,9 @@ PlannedOverride parseOverride(const QString &text)
     return kExitBadInput;
 }
 
-int runOperate(const QStringList &args)
+// The command line of dl2 operate.
+void addOperateOptions(QCommandLineParser &parser)
 {
-    QCommandLineParser parser;
     parser.setApplicationDescription(QStringLiteral(
         "Operate a cluster through its agent: every slot the policy proposes allocations, the "
         "gate approves them (automatic, rules, or review with a deadline default), approved "
@@ -226,6 +227,223 @@ int runOperate(const QStringList &args)
              "Testing: exit right after committing the batch of slot N, before sending it."),
          QStringLiteral("N"), QStringLiteral("-1")},
     });
+}
+
+#ifdef DL2_HAVE_ONLINE
+// --learn: the online learner and the planner that runs its acting policy.
+std::unique_ptr<OnlineLearner> makeLearner(const QCommandLineParser &parser,
+                                           const QString &policyName,
+                                           const SchedulerConfig &policyConfig,
+                                           std::unique_ptr<PolicyPlanner> &planner)
+{
+    if (policyName != QLatin1String("dl2") && policyName != QLatin1String("dl2-plus"))
+        throw Error("--learn needs a learned policy (--policy dl2 or dl2-plus), not '" +
+                    policyName.toStdString() + "'");
+    OnlineOptions lo;
+    lo.init = !policyConfig.checkpoint.empty()
+                  ? resolveCheckpoint(policyConfig.checkpoint)
+                  : shippedPolicyPath(policyKindFromString(policyName.toStdString()),
+                                      policyConfig.scenario, policyConfig.measuredSpeeds);
+    lo.directory = parser.isSet(QStringLiteral("learn-dir"))
+                       ? parser.value(QStringLiteral("learn-dir")).toStdString()
+                       : parser.value(QStringLiteral("audit")).toStdString() + ".learn";
+    lo.deadline = std::chrono::milliseconds(
+        parsePositiveInt(parser, QStringLiteral("learn-deadline-ms"), 1, 86'400'000));
+    lo.window = parsePositiveInt(parser, QStringLiteral("learn-window"), 1, 100'000);
+    lo.margin = parseDouble(parser, QStringLiteral("learn-margin"), 0.0, 1.0);
+    lo.learningRate = parseDouble(parser, QStringLiteral("learn-lr"), 1e-9, 1.0);
+    lo.updatesPerSlot = parsePositiveInt(parser, QStringLiteral("learn-updates"), 1, 1000);
+    lo.sabotageVersion =
+        parsePositiveInt(parser, QStringLiteral("debug-sabotage-version"), 0, 1'000'000);
+    setTorchThreads(1);
+    auto learner = std::make_unique<OnlineLearner>(lo);
+    planner = std::make_unique<PolicyPlanner>(learner->takeActingPolicy(), ProfileSet::reference());
+    learner->setPlanner(planner.get());
+    std::fprintf(stderr, "dl2 operate: learning online from %s: versions in %s\n", lo.init.c_str(),
+                 lo.directory.c_str());
+    return learner;
+}
+#endif
+
+// A frozen policy's planner; the audit log names a frozen learned policy by its checkpoint's
+// name.
+std::unique_ptr<PolicyPlanner> frozenPlanner(const QString &policyName,
+                                             const SchedulerConfig &policyConfig)
+{
+    auto planner = std::make_unique<PolicyPlanner>(policyName.toStdString(), policyConfig);
+#ifdef DL2_HAVE_LEARNING
+    if (policyName == QLatin1String("dl2") || policyName == QLatin1String("dl2-plus"))
+        planner->setVersion(
+            QFileInfo(
+                QString::fromStdString(
+                    policyConfig.checkpoint.empty()
+                        ? shippedPolicyPath(policyKindFromString(policyName.toStdString()),
+                                            policyConfig.scenario, policyConfig.measuredSpeeds)
+                        : resolveCheckpoint(policyConfig.checkpoint)))
+                .completeBaseName()
+                .toStdString());
+#endif
+    return planner;
+}
+
+// --mode, --rules, --review-deadline-ms, --at-deadline.
+DecisionGate::Options gateOptionsFrom(const QCommandLineParser &parser)
+{
+    bool ok = false;
+    const int reviewMs = parser.value(QStringLiteral("review-deadline-ms")).toInt(&ok);
+    if (!ok || reviewMs < 0)
+        throw Error("--review-deadline-ms must be a non-negative integer");
+
+    DecisionGate::Options gateOptions;
+    if (parser.isSet(QStringLiteral("rules")))
+        gateOptions.rules = GateRules::load(parser.value(QStringLiteral("rules")).toStdString());
+    gateOptions.mode = parser.isSet(QStringLiteral("mode"))
+                           ? gateModeFromString(parser.value(QStringLiteral("mode")).toStdString())
+                       : parser.isSet(QStringLiteral("rules")) ? GateMode::Rules
+                                                               : GateMode::Automatic;
+    gateOptions.reviewDeadline = std::chrono::milliseconds(reviewMs);
+    const QString atDeadline = parser.value(QStringLiteral("at-deadline"));
+    if (atDeadline != QLatin1String("keep") && atDeadline != QLatin1String("apply"))
+        throw Error("--at-deadline must be keep or apply");
+    gateOptions.atDeadline = atDeadline == QLatin1String("apply") ? DeadlineDefault::Apply
+                                                                  : DeadlineDefault::KeepCurrent;
+    return gateOptions;
+}
+
+// --agent local (an in-process simulated cluster) or HOST:PORT (checked at once: a wrong token
+// or an unreachable agent fails here).
+std::unique_ptr<ClusterConnector> makeConnector(const QCommandLineParser &parser,
+                                                const QString &agent, int deadlineMs,
+                                                int retrySeconds)
+{
+    std::unique_ptr<ClusterConnector> connector;
+    if (agent == QLatin1String("local")) {
+        connector = std::make_unique<SimulatedConnector>(
+            parser.value(QStringLiteral("scenario")).toStdString(), 1,
+            parser.value(QStringLiteral("state-dir")).toStdString());
+    } else {
+        GrpcConnectorOptions o;
+        o.address = agent.toStdString();
+        o.token = readToken(parser.value(QStringLiteral("token-file")));
+        o.tlsCaFile = parser.value(QStringLiteral("tls-ca")).toStdString();
+        o.deadline = std::chrono::milliseconds(deadlineMs);
+        o.retryBudget = std::chrono::seconds(retrySeconds);
+        auto grpc = std::make_unique<GrpcConnector>(o);
+        grpc->health(); // fails early on a wrong token or an unreachable agent
+        connector = std::move(grpc);
+    }
+    return connector;
+}
+
+// A log that cannot be opened for writing (full disk) is waited for, as a refused write while
+// running is.
+std::unique_ptr<AuditLog> openAuditLog(const std::string &path, int waitSeconds,
+                                       const std::function<void(const std::string &)> &notice)
+{
+    std::unique_ptr<AuditLog> auditLog;
+    bool waiting = false;
+    for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(waitSeconds);
+         !auditLog;) {
+        try {
+            auditLog = std::make_unique<AuditLog>(path);
+        } catch (const AuditWriteError &e) {
+            if (std::chrono::steady_clock::now() >= until)
+                throw;
+            if (!std::exchange(waiting, true))
+                notice(std::string(e.what()) + ": waiting for the audit log to take writes");
+            std::this_thread::sleep_for(std::chrono::seconds(1));
+        }
+    }
+    return auditLog;
+}
+
+struct OverrideCounts
+{
+    int applied = 0, refused = 0;
+};
+
+// When the batch of a slot opens: the --override decisions planned for it, approved as the
+// operator's, or refused with the gate's reason.
+void applyOverrides(DecisionGate &g, const std::vector<PlannedOverride> &overrides,
+                    OverrideCounts &counts, const std::function<void(const std::string &)> &notice)
+{
+    for (const PlannedOverride &o : overrides) {
+        if (o.slot != g.slot())
+            continue;
+        const auto entry =
+            std::find_if(g.entries().begin(), g.entries().end(),
+                         [&](const GateEntry &e) { return e.decision.job == o.job; });
+        if (entry == g.entries().end()) {
+            ++counts.refused;
+            notice("override " + o.text + " refused: no decision for job " + std::to_string(o.job) +
+                   " in the batch of slot " + std::to_string(o.slot) +
+                   " (the policy kept its allocation)");
+            continue;
+        }
+        try {
+            g.override(entry->decision.id, o.ps, o.workers);
+            ++counts.applied;
+            notice("override " + o.text + ": job " + std::to_string(o.job) + " at " +
+                   describe(Allocation{o.ps, o.workers, {}}) + ", approved");
+        } catch (const Error &e) {
+            std::string why = e.what();
+            if (why.rfind("override: ", 0) == 0)
+                why = why.substr(10);
+            ++counts.refused;
+            notice("override " + o.text + " refused: " + why);
+        }
+    }
+}
+
+#ifdef DL2_HAVE_ONLINE
+// The learner's summary: into the JSON, and one line unless --json.
+void reportLearning(OnlineLearner &learner, QJsonObject &out, bool json)
+{
+    QJsonObject l = learner.finish().toJson();
+    l.remove(QStringLiteral("curve"));
+    l.insert(QStringLiteral("directory"),
+             QString::fromStdString(learner.checkpointPath(1)).section(QLatin1Char('/'), 0, -2));
+    out.insert(QStringLiteral("learning"), l);
+    if (!json) {
+        const OnlineSummary &ls = learner.summary();
+        std::printf("learning: %d versions (%d adopted, %d late), %d slots learned from, "
+                    "%d changed by operators, %d rollbacks%s; in use v%d (last good v%d)\n",
+                    ls.versions, ls.adopted, ls.lateUpdates, ls.slotsUsed, ls.slotsSkipped,
+                    ls.rollbacks, ls.paused ? ", paused" : "", ls.version, ls.lastGood);
+    }
+}
+#endif
+
+// The run's summary (JSON with --json, else one line); exit code 1 when the audit log and the
+// agent disagree.
+int reportRun(const OperateSummary &summary, const QJsonObject &out, bool json,
+              const std::string &agent, const std::string &runId)
+{
+    if (json) {
+        printJson(out);
+    } else {
+        std::printf("%s, run %s: slots %d..%d, proposed %d, approved %d, rejected %d, applied %d, "
+                    "resent %d, lost %d, duplicated %d%s\n",
+                    agent.c_str(), runId.c_str(), summary.startSlot, summary.endSlot,
+                    summary.proposed, summary.approved, summary.rejected, summary.applied,
+                    summary.resent, summary.lost, summary.duplicated,
+                    summary.done ? " (cluster done)" : "");
+    }
+    if (summary.lost || summary.duplicated || summary.unacknowledged || summary.unknownToAudit) {
+        std::fprintf(stderr,
+                     "dl2 operate: audit log and agent disagree: %d lost, %d duplicated, %d "
+                     "unacknowledged, %d unknown to the audit log\n",
+                     summary.lost, summary.duplicated, summary.unacknowledged,
+                     summary.unknownToAudit);
+        return 1;
+    }
+    return 0;
+}
+
+int runOperate(const QStringList &args)
+{
+    QCommandLineParser parser;
+    addOperateOptions(parser);
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -253,99 +471,25 @@ int runOperate(const QStringList &args)
         std::unique_ptr<PolicyPlanner> plannerOwned;
 #ifdef DL2_HAVE_ONLINE
         std::unique_ptr<OnlineLearner> learner;
-        if (parser.isSet(QStringLiteral("learn"))) {
-            if (policyName != QLatin1String("dl2") && policyName != QLatin1String("dl2-plus"))
-                throw Error("--learn needs a learned policy (--policy dl2 or dl2-plus), not '" +
-                            policyName.toStdString() + "'");
-            OnlineOptions lo;
-            lo.init = !policyConfig.checkpoint.empty()
-                          ? resolveCheckpoint(policyConfig.checkpoint)
-                          : shippedPolicyPath(policyKindFromString(policyName.toStdString()),
-                                              policyConfig.scenario, policyConfig.measuredSpeeds);
-            lo.directory = parser.isSet(QStringLiteral("learn-dir"))
-                               ? parser.value(QStringLiteral("learn-dir")).toStdString()
-                               : parser.value(QStringLiteral("audit")).toStdString() + ".learn";
-            lo.deadline = std::chrono::milliseconds(
-                parsePositiveInt(parser, QStringLiteral("learn-deadline-ms"), 1, 86'400'000));
-            lo.window = parsePositiveInt(parser, QStringLiteral("learn-window"), 1, 100'000);
-            lo.margin = parseDouble(parser, QStringLiteral("learn-margin"), 0.0, 1.0);
-            lo.learningRate = parseDouble(parser, QStringLiteral("learn-lr"), 1e-9, 1.0);
-            lo.updatesPerSlot = parsePositiveInt(parser, QStringLiteral("learn-updates"), 1, 1000);
-            lo.sabotageVersion =
-                parsePositiveInt(parser, QStringLiteral("debug-sabotage-version"), 0, 1'000'000);
-            setTorchThreads(1);
-            learner = std::make_unique<OnlineLearner>(lo);
-            plannerOwned = std::make_unique<PolicyPlanner>(learner->takeActingPolicy(),
-                                                           ProfileSet::reference());
-            learner->setPlanner(plannerOwned.get());
-            std::fprintf(stderr, "dl2 operate: learning online from %s: versions in %s\n",
-                         lo.init.c_str(), lo.directory.c_str());
-        }
+        if (parser.isSet(QStringLiteral("learn")))
+            learner = makeLearner(parser, policyName, policyConfig, plannerOwned);
 #endif
-        if (!plannerOwned) {
-            plannerOwned = std::make_unique<PolicyPlanner>(policyName.toStdString(), policyConfig);
-#ifdef DL2_HAVE_LEARNING
-            // The audit log names a frozen learned policy by its checkpoint's name.
-            if (policyName == QLatin1String("dl2") || policyName == QLatin1String("dl2-plus"))
-                plannerOwned->setVersion(
-                    QFileInfo(QString::fromStdString(
-                                  policyConfig.checkpoint.empty()
-                                      ? shippedPolicyPath(
-                                            policyKindFromString(policyName.toStdString()),
-                                            policyConfig.scenario, policyConfig.measuredSpeeds)
-                                      : resolveCheckpoint(policyConfig.checkpoint)))
-                        .completeBaseName()
-                        .toStdString());
-#endif
-        }
+        if (!plannerOwned)
+            plannerOwned = frozenPlanner(policyName, policyConfig);
         PolicyPlanner &planner = *plannerOwned;
         attachConfidence(planner);
         const int deadlineMs =
             parsePositiveInt(parser, QStringLiteral("deadline-ms"), 1, 3'600'000);
         const int retrySeconds =
             parsePositiveInt(parser, QStringLiteral("retry-seconds"), 1, 86'400);
-        bool ok = false;
-        const int reviewMs = parser.value(QStringLiteral("review-deadline-ms")).toInt(&ok);
-        if (!ok || reviewMs < 0)
-            throw Error("--review-deadline-ms must be a non-negative integer");
-
-        DecisionGate::Options gateOptions;
-        if (parser.isSet(QStringLiteral("rules")))
-            gateOptions.rules =
-                GateRules::load(parser.value(QStringLiteral("rules")).toStdString());
-        gateOptions.mode =
-            parser.isSet(QStringLiteral("mode"))
-                ? gateModeFromString(parser.value(QStringLiteral("mode")).toStdString())
-            : parser.isSet(QStringLiteral("rules")) ? GateMode::Rules
-                                                    : GateMode::Automatic;
-        gateOptions.reviewDeadline = std::chrono::milliseconds(reviewMs);
-        const QString atDeadline = parser.value(QStringLiteral("at-deadline"));
-        if (atDeadline != QLatin1String("keep") && atDeadline != QLatin1String("apply"))
-            throw Error("--at-deadline must be keep or apply");
-        gateOptions.atDeadline = atDeadline == QLatin1String("apply")
-                                     ? DeadlineDefault::Apply
-                                     : DeadlineDefault::KeepCurrent;
+        const DecisionGate::Options gateOptions = gateOptionsFrom(parser);
 
         std::vector<PlannedOverride> overrides;
         for (const QString &o : parser.values(QStringLiteral("override")))
             overrides.push_back(parseOverride(o));
 
-        std::unique_ptr<ClusterConnector> connector;
-        if (agent == QLatin1String("local")) {
-            connector = std::make_unique<SimulatedConnector>(
-                parser.value(QStringLiteral("scenario")).toStdString(), 1,
-                parser.value(QStringLiteral("state-dir")).toStdString());
-        } else {
-            GrpcConnectorOptions o;
-            o.address = agent.toStdString();
-            o.token = readToken(parser.value(QStringLiteral("token-file")));
-            o.tlsCaFile = parser.value(QStringLiteral("tls-ca")).toStdString();
-            o.deadline = std::chrono::milliseconds(deadlineMs);
-            o.retryBudget = std::chrono::seconds(retrySeconds);
-            auto grpc = std::make_unique<GrpcConnector>(o);
-            grpc->health(); // fails early on a wrong token or an unreachable agent
-            connector = std::move(grpc);
-        }
+        const std::unique_ptr<ClusterConnector> connector =
+            makeConnector(parser, agent, deadlineMs, retrySeconds);
 
         const int auditWaitSeconds =
             parsePositiveInt(parser, QStringLiteral("audit-wait-seconds"), 1, 86'400);
@@ -356,23 +500,8 @@ int runOperate(const QStringList &args)
             std::fprintf(stderr, "dl2 operate: %s\n", text.c_str());
             std::fflush(stderr);
         };
-        // A log that cannot be opened for writing (full disk) is waited for, as a refused
-        // write while running is.
-        std::unique_ptr<AuditLog> auditLog;
-        bool waiting = false;
-        for (const auto until =
-                 std::chrono::steady_clock::now() + std::chrono::seconds(auditWaitSeconds);
-             !auditLog;) {
-            try {
-                auditLog = std::make_unique<AuditLog>(auditPath.toStdString());
-            } catch (const AuditWriteError &e) {
-                if (std::chrono::steady_clock::now() >= until)
-                    throw;
-                if (!std::exchange(waiting, true))
-                    notice(std::string(e.what()) + ": waiting for the audit log to take writes");
-                std::this_thread::sleep_for(std::chrono::seconds(1));
-            }
-        }
+        const std::unique_ptr<AuditLog> auditLog =
+            openAuditLog(auditPath.toStdString(), auditWaitSeconds, notice);
         AuditLog &audit = *auditLog;
 #ifdef DL2_HAVE_ONLINE
         if (learner)
@@ -387,35 +516,9 @@ int runOperate(const QStringList &args)
         loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
         loop.setAuditWait(std::chrono::seconds(auditWaitSeconds), std::chrono::seconds(1));
         loop.setNotice(notice);
-        int overridesApplied = 0, overridesRefused = 0;
-        loop.setOnOpen([&](DecisionGate &g) {
-            for (const PlannedOverride &o : overrides) {
-                if (o.slot != g.slot())
-                    continue;
-                const auto entry =
-                    std::find_if(g.entries().begin(), g.entries().end(),
-                                 [&](const GateEntry &e) { return e.decision.job == o.job; });
-                if (entry == g.entries().end()) {
-                    ++overridesRefused;
-                    notice("override " + o.text + " refused: no decision for job " +
-                           std::to_string(o.job) + " in the batch of slot " +
-                           std::to_string(o.slot) + " (the policy kept its allocation)");
-                    continue;
-                }
-                try {
-                    g.override(entry->decision.id, o.ps, o.workers);
-                    ++overridesApplied;
-                    notice("override " + o.text + ": job " + std::to_string(o.job) + " at " +
-                           describe(Allocation{o.ps, o.workers, {}}) + ", approved");
-                } catch (const Error &e) {
-                    std::string why = e.what();
-                    if (why.rfind("override: ", 0) == 0)
-                        why = why.substr(10);
-                    ++overridesRefused;
-                    notice("override " + o.text + " refused: " + why);
-                }
-            }
-        });
+        OverrideCounts overrideCounts;
+        loop.setOnOpen(
+            [&](DecisionGate &g) { applyOverrides(g, overrides, overrideCounts, notice); });
         const bool json = parser.isSet(QStringLiteral("json"));
         if (!json)
             loop.setProgress([](const OperateSummary &s) {
@@ -428,52 +531,20 @@ int runOperate(const QStringList &args)
         loop.verify(summary);
         QJsonObject out = summary.toJson();
 #ifdef DL2_HAVE_ONLINE
-        if (learner) {
-            QJsonObject l = learner->finish().toJson();
-            l.remove(QStringLiteral("curve"));
-            l.insert(QStringLiteral("directory"),
-                     QString::fromStdString(learner->checkpointPath(1)).section(QLatin1Char('/'), 0, -2));
-            out.insert(QStringLiteral("learning"), l);
-            if (!json) {
-                const OnlineSummary &ls = learner->summary();
-                std::printf("learning: %d versions (%d adopted, %d late), %d slots learned from, "
-                            "%d changed by operators, %d rollbacks%s; in use v%d (last good v%d)\n",
-                            ls.versions, ls.adopted, ls.lateUpdates, ls.slotsUsed, ls.slotsSkipped,
-                            ls.rollbacks, ls.paused ? ", paused" : "", ls.version, ls.lastGood);
-            }
-        }
+        if (learner)
+            reportLearning(*learner, out, json);
 #endif
         out.insert(QStringLiteral("run_id"), QString::fromStdString(audit.runId()));
         out.insert(QStringLiteral("agent"), QString::fromStdString(connector->describe()));
         out.insert(QStringLiteral("policy"), QString::fromStdString(planner.policy()));
         out.insert(QStringLiteral("gate"), QString::fromLatin1(toString(gateOptions.mode)));
         if (!overrides.empty()) {
-            out.insert(QStringLiteral("overrides_applied"), overridesApplied);
-            out.insert(QStringLiteral("overrides_refused"), overridesRefused);
+            out.insert(QStringLiteral("overrides_applied"), overrideCounts.applied);
+            out.insert(QStringLiteral("overrides_refused"), overrideCounts.refused);
         }
         if (auto *g = dynamic_cast<GrpcConnector *>(connector.get()))
             out.insert(QStringLiteral("retries"), g->retries());
-        if (json) {
-            printJson(out);
-        } else {
-            std::printf(
-                "%s, run %s: slots %d..%d, proposed %d, approved %d, rejected %d, applied %d, "
-                "resent %d, lost %d, duplicated %d%s\n",
-                connector->describe().c_str(), audit.runId().c_str(), summary.startSlot,
-                summary.endSlot, summary.proposed, summary.approved, summary.rejected,
-                summary.applied, summary.resent, summary.lost, summary.duplicated,
-                summary.done ? " (cluster done)" : "");
-        }
-        if (summary.lost || summary.duplicated || summary.unacknowledged ||
-            summary.unknownToAudit) {
-            std::fprintf(stderr,
-                         "dl2 operate: audit log and agent disagree: %d lost, %d duplicated, %d "
-                         "unacknowledged, %d unknown to the audit log\n",
-                         summary.lost, summary.duplicated, summary.unacknowledged,
-                         summary.unknownToAudit);
-            return 1;
-        }
-        return 0;
+        return reportRun(summary, out, json, connector->describe(), audit.runId());
     });
 }
 
