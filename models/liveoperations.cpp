@@ -18,6 +18,10 @@ LiveOperations::LiveOperations(const LiveSetup &setup, QObject *parent)
     qRegisterMetaType<dl2console::LiveSlotPacket>();
     qRegisterMetaType<std::vector<dl2console::LiveSlotPacket>>();
     qRegisterMetaType<dl2console::RunInfo>();
+    qRegisterMetaType<dl2console::LearningStatus>();
+    qRegisterMetaType<dl2console::LearningPoint>();
+    qRegisterMetaType<dl2console::LearningMark>();
+    m_learnWanted = setup.learn;
 
     m_connector.address = setup.agentAddress;
     m_connector.state = setup.agentAddress.isEmpty() ? ConnectorStatus::State::Embedded
@@ -67,6 +71,28 @@ LiveOperations::LiveOperations(const LiveSetup &setup, QObject *parent)
         Q_EMIT commandFailed(message);
     });
     connect(worker, &OperationsWorker::overrideFinished, this, &LiveOperations::overrideFinished);
+    connect(worker, &OperationsWorker::learningChanged, this, [this](const LearningStatus &s) {
+        m_learning = s;
+        Q_EMIT learningChanged();
+    });
+    connect(worker, &OperationsWorker::learningPoint, this, [this](const LearningPoint &p) {
+        m_curve.push_back(p);
+        Q_EMIT learningChanged();
+    });
+    connect(worker, &OperationsWorker::learningMark, this, [this](const LearningMark &m) {
+        m_marks.push_back(m);
+        Q_EMIT learningChanged();
+    });
+    connect(worker, &OperationsWorker::learningFailed, this, [this](const QString &message) {
+        m_learnWanted = false;
+        if (m_learning.state == LearningStatus::State::Starting ||
+            m_learning.state == LearningStatus::State::Learning ||
+            m_learning.state == LearningStatus::State::Paused)
+            m_learning.state = LearningStatus::State::Failed;
+        m_learning.message = message;
+        Q_EMIT learningFailed(message);
+        Q_EMIT learningChanged();
+    });
     m_thread->start();
     post([setup](OperationsWorker *w) { w->start(setup); });
 }
@@ -126,6 +152,14 @@ void LiveOperations::commit()
     if (m_batch.open)
         m_busy = true; // the slot completes (or the commit fails) asynchronously
     post([](OperationsWorker *w) { w->commit(); });
+}
+
+void LiveOperations::setLearning(bool on)
+{
+    if (on == m_learnWanted)
+        return;
+    m_learnWanted = on;
+    post([on](OperationsWorker *w) { w->setLearning(on); });
 }
 
 void LiveOperations::setGateSettings(const GateSettings &settings)

@@ -42,6 +42,13 @@ public:
     void redo();
     void commit();
     void setGateSettings(const GateSettings &settings);
+    // Online learning (the Learn toggle): the learner is a dl2-train child (learnerprocess.h).
+    void setLearning(bool on);
+    bool isLearningWanted() const { return m_learnWanted; }
+    const LearningStatus &learning() const { return m_learning; }
+    // The online learning curve and the version changes (both since live operation started).
+    const std::vector<LearningPoint> &learningCurve() const { return m_curve; }
+    const std::vector<LearningMark> &learningMarks() const { return m_marks; }
 
 Q_SIGNALS:
     void started(const dl2console::RunInfo &info);
@@ -53,6 +60,8 @@ Q_SIGNALS:
     void finished();
     void commandFailed(const QString &message);
     void overrideFinished(const QString &id, const QString &error);
+    void learningChanged();
+    void learningFailed(const QString &message);
 
 private:
     template <typename F>
@@ -67,6 +76,10 @@ private:
     bool m_started = false;
     bool m_busy = false;
     bool m_runComplete = false;
+    bool m_learnWanted = false;
+    LearningStatus m_learning;
+    std::vector<LearningPoint> m_curve;
+    std::vector<LearningMark> m_marks;
 };
 
 } // namespace dl2console

@@ -13,6 +13,59 @@
 
 namespace dl2console {
 
+// Online learning of a live run (the Learn toggle): the learner is a dl2-train child
+// (learnerprocess.h); these are its settings.
+struct LearningSettings
+{
+    double margin = 0.10;    // roll back when the rolling reward is this far below the reference
+    int deadlineMs = 1000;   // an update's deadline (a late one is adopted a slot later)
+    int window = 10;         // slots of the rolling rewards
+    int updatesPerSlot = 4;
+    QString directory;       // versions vN.dl2ckpt and the curve (empty: <audit file>.learn)
+    QString program;         // dl2-train (empty: next to the console, then PATH)
+    int sabotageVersion = 0; // testing: versions from N on are sabotaged (to see the rollback)
+};
+
+struct LearningStatus
+{
+    enum class State
+    {
+        Off,
+        Starting,
+        Learning,
+        Paused, // the rollback rail tripped: the last good version decides, no more updates
+        Failed  // the learner could not start or died: the last version decides, frozen
+    };
+    State state = State::Off;
+    int version = 0;   // deciding now
+    int lastGood = 0;
+    int versions = 0;  // published by the learner
+    int rollbacks = 0;
+    QString directory;
+    QString message;   // last event or error
+    qint64 pid = 0;    // of the learner process
+    // "learning v5", "learning paused (rolled back to v2)", ...
+    QString stateText() const;
+};
+
+// One slot of the online learning curve.
+struct LearningPoint
+{
+    int slot = 0;
+    int version = 0; // that decided the slot
+    double reward = 0.0, reference = 0.0;
+    double rollingReward = 0.0, rollingReference = 0.0;
+    bool used = true; // its samples trained the policy
+};
+
+// A change of the deciding version, from the slot it first decides.
+struct LearningMark
+{
+    int slot = 0;
+    int version = 0;
+    bool rollback = false;
+};
+
 // What a live run connects to and how its gate works.
 struct LiveSetup
 {
@@ -28,6 +81,8 @@ struct LiveSetup
     QString agentAddress; // empty: the embedded simulator
     QString token;
     int callDeadlineMs = 3'000; // of every call to a remote agent
+    bool learn = false;         // start with online learning on (dl2 / dl2-plus)
+    LearningSettings learning;
 };
 
 // Gate settings that can change while a live run goes on (they apply from the next batch).
@@ -103,3 +158,6 @@ Q_DECLARE_METATYPE(dl2console::ConnectorStatus)
 Q_DECLARE_METATYPE(dl2console::GateBatch)
 Q_DECLARE_METATYPE(dl2console::LiveSlotPacket)
 Q_DECLARE_METATYPE(std::vector<dl2console::LiveSlotPacket>)
+Q_DECLARE_METATYPE(dl2console::LearningStatus)
+Q_DECLARE_METATYPE(dl2console::LearningPoint)
+Q_DECLARE_METATYPE(dl2console::LearningMark)

@@ -2,13 +2,18 @@
 
 #include "agentconnection.h"
 #include "auditlog.h"
+#include "decisionadapter.h"
 #include "error.h"
 #include "gateundo.h"
 #include "grpcconnector.h"
+#include "learnerprocess.h"
 #include "logging.h"
 #include "operatingloop.h"
 #include "policyplanner.h"
 #include "simulatedconnector.h"
+#ifdef DL2_CONSOLE_LEARNING
+#include "registerpolicies.h"
+#endif
 
 #include <QDateTime>
 #include <QTimer>
@@ -99,6 +104,7 @@ OperationsWorker::OperationsWorker(QObject *parent)
 OperationsWorker::~OperationsWorker()
 {
     m_loop.reset();
+    m_learner.reset();
     m_sink.reset();
     m_gate.reset();
 }
@@ -134,7 +140,100 @@ void OperationsWorker::start(const LiveSetup &setup)
     else
         m_connection->begin(ConnectorStatus::State::Embedded,
                             QString::fromStdString(m_rig.connector().describe()));
+    if (setup.learn)
+        applyLearning(true);
     tryConnect();
+}
+
+QString OperationsWorker::policyCheckpoint() const
+{
+    if (!m_setup.checkpoint.isEmpty())
+        return m_setup.checkpoint;
+#ifdef DL2_CONSOLE_LEARNING
+    return QString::fromStdString(dl2::shippedPolicyPath(
+        dl2::policyKindFromString(m_setup.policy.toStdString()), m_setup.scenario.toStdString(),
+        dl2::SchedulerConfig{}.measuredSpeeds));
+#else
+    return {};
+#endif
+}
+
+void OperationsWorker::setLearning(bool on)
+{
+    if (m_gate && m_gate->isOpen()) {
+        m_learnWanted = on; // the planner changes between batches
+        return;
+    }
+    applyLearning(on);
+}
+
+void OperationsWorker::applyLearning(bool on)
+{
+    m_learnWanted.reset();
+    if (!on) {
+        if (!m_learner)
+            return;
+        m_learner->stop();
+        const LearningStatus status = m_learner->status();
+        m_learnedCheckpoint = m_learner->checkpoint();
+        if (m_loop)
+            m_loop->setSlotObserver(nullptr);
+        m_learner.release()->deleteLater(); // keeps the acting policy's version, frozen
+        Q_EMIT learningChanged(status);
+        return;
+    }
+    if (m_learner || !m_rig.planner)
+        return;
+    if (m_setup.policy != QLatin1String("dl2") && m_setup.policy != QLatin1String("dl2-plus")) {
+        Q_EMIT learningFailed(tr("Learning needs a learned policy (dl2 or dl2-plus); this run's "
+                                 "policy is %1")
+                                  .arg(m_setup.policy));
+        return;
+    }
+    LearningSettings settings = m_setup.learning;
+    if (settings.directory.isEmpty())
+        settings.directory = m_setup.auditFile + QStringLiteral(".learn");
+    // Each learning session its own versions (v1, v2, ... restart from the version in use).
+    settings.directory += QLatin1Char('/') +
+                          QDateTime::currentDateTimeUtc().toString(QStringLiteral("yyyyMMdd-HHmmss-zzz"));
+    auto learner = std::make_unique<LearnerProcess>();
+    connect(learner.get(), &LearnerProcess::statusChanged, this,
+            &OperationsWorker::learningChanged);
+    connect(learner.get(), &LearnerProcess::pointAdded, this, &OperationsWorker::learningPoint);
+    connect(learner.get(), &LearnerProcess::markAdded, this, &OperationsWorker::learningMark);
+    connect(learner.get(), &LearnerProcess::failed, this, [this](const QString &message) {
+        learnerFailed();
+        Q_EMIT learningFailed(message);
+    });
+    try {
+        const QString init =
+            m_learnedCheckpoint.isEmpty() ? policyCheckpoint() : m_learnedCheckpoint;
+        auto acting = learner->start(settings, init, m_rig.audit.get());
+        m_loop.reset(); // it refers to the planner
+        m_rig.planner =
+            std::make_unique<dl2::PolicyPlanner>(std::move(acting), m_rig.planner->profiles());
+        attachDecisionReader(*m_rig.planner);
+        learner->setPlanner(m_rig.planner.get());
+        m_learner = std::move(learner);
+        buildGate(); // the loop runs the acting policy, observed by the learner
+    } catch (const std::exception &e) {
+        if (!m_loop)
+            guarded(tr("Gate"), [this] { buildGate(); });
+        Q_EMIT learningFailed(tr("Learning did not start: %1; live operation continues with the "
+                                 "policy as it was")
+                                  .arg(QString::fromStdString(e.what())));
+    }
+}
+
+void OperationsWorker::learnerFailed()
+{
+    // The acting policy keeps deciding at its version, frozen.
+    if (!m_learner)
+        return;
+    m_learnedCheckpoint = m_learner->checkpoint();
+    if (m_loop)
+        m_loop->setSlotObserver(nullptr);
+    m_learner.release()->deleteLater(); // we may be inside its signal
 }
 
 void OperationsWorker::buildGate()
@@ -152,6 +251,8 @@ void OperationsWorker::buildGate()
     m_loop = std::make_unique<dl2::OperatingLoop>(m_rig.connector(), *m_rig.planner, *m_gate,
                                                   *m_rig.audit);
     m_loop->setRunId(m_rig.runId);
+    if (m_learner)
+        m_loop->setSlotObserver(m_learner.get());
     m_gateDirty = false;
 }
 
@@ -323,6 +424,8 @@ void OperationsWorker::closeBatch()
         return;
     }
     publishSlot(approved, total - approved, acks, m_gate->entries());
+    if (m_learnWanted)
+        applyLearning(*m_learnWanted);
     publishBatch();
 }
 

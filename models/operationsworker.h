@@ -26,6 +26,7 @@
 
 #include <QObject>
 #include <memory>
+#include <optional>
 #include <string>
 
 class QTimer;
@@ -38,6 +39,7 @@ class UndoStackSink;
 namespace dl2console {
 
 class AgentConnection;
+class LearnerProcess;
 
 class OperationsWorker : public QObject
 {
@@ -57,6 +59,9 @@ public:
     void undo();
     void redo();
     void commit();
+    // Online learning on or off (the Learn toggle; learnerprocess.h). With a batch open it
+    // applies once the batch is closed (the planner changes).
+    void setLearning(bool on);
 
 Q_SIGNALS:
     void started(const dl2console::RunInfo &info);
@@ -70,8 +75,17 @@ Q_SIGNALS:
     void runComplete();
     void commandFailed(const QString &message);
     void overrideFinished(const QString &id, const QString &error);
+    void learningChanged(const dl2console::LearningStatus &status);
+    void learningPoint(const dl2console::LearningPoint &point);
+    void learningMark(const dl2console::LearningMark &mark);
+    // Learning could not start or stopped on an error; live operation goes on.
+    void learningFailed(const QString &message);
 
 private:
+    void applyLearning(bool on);
+    void learnerFailed();
+    // The checkpoint the learned policy starts from (the run's, else the shipped one).
+    QString policyCheckpoint() const;
     void buildGate();
     void tryConnect();
     void connectionLost(const std::string &why);
@@ -100,6 +114,10 @@ private:
     bool m_resend = false;    // re-send unacknowledged decisions once connected
     bool m_runWanted = false; // a runSlot() came while disconnected
     bool m_done = false;
+    // After m_rig (its planner owns the acting policy): destroyed first.
+    std::unique_ptr<LearnerProcess> m_learner;
+    std::optional<bool> m_learnWanted; // a toggle while a batch was open
+    QString m_learnedCheckpoint;       // the last version in use when learning stopped
 };
 
 } // namespace dl2console

@@ -26,7 +26,7 @@ void ConsoleOptions::configure(QCommandLineParser &parser) const
                        showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
                        tokenFile, firstFrame, trainingCurves, trainingBaselines,
                        historySlot, sideBySide, presentation, views, exportVideo, slotRange,
-                       fps, noCaptions});
+                       fps, noCaptions, learn, learnSabotage});
 }
 
 QString InstructorOptions::parse(const QCommandLineParser &parser, const ConsoleOptions &o,
@@ -217,7 +217,15 @@ QString ConsoleRun::parseLive(const QCommandLineParser &parser, const ConsoleOpt
             if (live.token.isEmpty())
                 return QStringLiteral("the token file is empty");
         }
-        liveMode = live.mode != dl2::GateMode::Automatic || !live.agentAddress.isEmpty();
+        live.learn = parser.isSet(o.learn);
+        if (parser.isSet(o.learnSabotage)) {
+            bool number = false;
+            live.learning.sabotageVersion = parser.value(o.learnSabotage).toInt(&number);
+            if (!number || live.learning.sabotageVersion < 1)
+                return QStringLiteral("--learn-debug-sabotage-version needs a version >= 1");
+        }
+        liveMode = live.mode != dl2::GateMode::Automatic || !live.agentAddress.isEmpty() ||
+                   live.learn;
     } catch (const std::exception &e) {
         return QString::fromStdString(e.what());
     }

@@ -104,6 +104,19 @@ struct ConsoleOptions
     QCommandLineOption tokenFile{QStringLiteral("token-file"),
                                  QStringLiteral("File holding the agent's bearer token."),
                                  QStringLiteral("F")};
+    QCommandLineOption learn{QStringLiteral("learn"),
+                             QStringLiteral("Live operations with online learning on from the start "
+                                            "(Operations > Learn online; policy dl2 or dl2-plus): "
+                                            "a dl2-train learner fine-tunes the policy between "
+                                            "slots.")};
+    QCommandLineOption learnSabotage = [] {
+        QCommandLineOption o(QStringLiteral("learn-debug-sabotage-version"),
+                             QStringLiteral("Testing: learned versions from N on are sabotaged "
+                                            "(to see the rollback)."),
+                             QStringLiteral("N"));
+        o.setFlags(QCommandLineOption::HiddenFromHelp);
+        return o;
+    }();
     // For bench_startup: start as usual, exit once the first frame is painted.
     QCommandLineOption firstFrame = [] {
         QCommandLineOption o(QStringLiteral("exit-after-first-frame"),

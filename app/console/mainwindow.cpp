@@ -14,6 +14,7 @@
 #include "jobspeedplot.h"
 #include "jobtablemodel.h"
 #include "jobtablepanel.h"
+#include "onlinelearningplot.h"
 #include "rewardplot.h"
 #include "scenario.h"
 #include "scheduler.h"
@@ -35,6 +36,7 @@
 #include <QHash>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QSignalBlocker>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTimer>
@@ -147,6 +149,7 @@ void MainWindow::buildDocks()
     m_decisions = new DecisionInspector(this);
     m_queue = new DecisionQueuePanel(this);
     m_audit = new AuditLogPanel(this);
+    m_learningPlot = new OnlineLearningPlot(this);
 
     QDockWidget *jobs =
         addDock(m_jobPanel, tr("Jobs"), QStringLiteral("jobsDock"), Qt::RightDockWidgetArea);
@@ -166,8 +169,12 @@ void MainWindow::buildDocks()
         addDock(m_reward, tr("Reward"), QStringLiteral("rewardDock"), Qt::BottomDockWidgetArea);
     QDockWidget *speed = addDock(m_jobSpeed, tr("Job speed & allocation"),
                                  QStringLiteral("jobSpeedDock"), Qt::BottomDockWidgetArea);
+    QDockWidget *learning = addDock(m_learningPlot, tr("Online learning"),
+                                    QStringLiteral("onlineLearningDock"), Qt::BottomDockWidgetArea);
     splitDockWidget(util, reward, Qt::Horizontal);
-    splitDockWidget(reward, speed, Qt::Horizontal);
+    splitDockWidget(reward, learning, Qt::Horizontal);
+    splitDockWidget(learning, speed, Qt::Horizontal);
+    learning->hide(); // shown when learning starts (View menu otherwise)
 
     // Batched, visibility-aware refresh of every view.
     m_refresher->add(m_occupancy, [this] { m_occupancy->setSnapshot(m_session->snapshot()); });
@@ -270,6 +277,32 @@ void MainWindow::buildMenus()
     ops->addAction(m_queue->redoAction());
     ops->addSeparator();
     ops->addAction(m_queue->commitAction());
+    ops->addSeparator();
+    m_learn = ops->addAction(tr("&Learn online"));
+    m_learn->setObjectName(QStringLiteral("learn"));
+    m_learn->setCheckable(true);
+    m_learn->setIconText(tr("Learn"));
+    m_learn->setShortcut(Qt::CTRL | Qt::SHIFT | Qt::Key_L);
+    m_learn->setToolTip(tr("Fine-tune the learned policy (dl2, dl2-plus) while operating, as dl2 "
+                           "operate --learn: a dl2-train learner updates it between slots, every "
+                           "version is audited, and a rollback restores the last good version "
+                           "when the rolling reward falls more than 10 % below the frozen "
+                           "policy's — Ctrl+Shift+L"));
+    m_learn->setVisible(false); // live mode only
+    m_toolBar->addSeparator();
+    m_toolBar->addAction(m_learn);
+    connect(m_learn, &QAction::toggled, this, [this](bool on) {
+        LiveOperations *live = m_session->live();
+        if (!live)
+            return;
+        live->setLearning(on);
+        auto *d = findChild<QDockWidget *>(QStringLiteral("onlineLearningDock"));
+        if (on && d && !d->isVisible()) {
+            d->show();
+            applyDefaultDockSizes();
+        }
+        updateLearning();
+    });
 
     QMenu *view = menuBar()->addMenu(tr("&View"));
     QAction *cluster = view->addAction(tr("Cluster"), this, [this] { m_tabs->setCurrentIndex(0); });
@@ -486,6 +519,13 @@ void MainWindow::onLiveChanged()
         connect(live, &LiveOperations::connectorChanged, this, &MainWindow::updateConnector);
         connect(live, &LiveOperations::batchChanged, m_audit, &AuditLogPanel::scheduleRefresh);
         connect(live, &LiveOperations::slotCompleted, m_audit, &AuditLogPanel::scheduleRefresh);
+        connect(live, &LiveOperations::learningChanged, this, &MainWindow::updateLearning);
+        connect(live, &LiveOperations::learningChanged, m_audit, &AuditLogPanel::scheduleRefresh);
+        connect(live, &LiveOperations::learningFailed, this, [this](const QString &message) {
+            const QSignalBlocker block(m_learn);
+            m_learn->setChecked(false);
+            onError(tr("Online learning: %1").arg(message));
+        });
         connect(live, &LiveOperations::batchChanged, this, [this] {
             if (m_session->live() && m_session->live()->batch().open)
                 if (auto *d = findChild<QDockWidget *>(QStringLiteral("decisionQueueDock")))
@@ -497,8 +537,31 @@ void MainWindow::onLiveChanged()
         m_status->setHint(tr("Space: play/pause · , . step · Ctrl+O: open trace · click a job to "
                              "follow it · Ctrl+wheel zooms the cluster"));
     }
+    {
+        const QSignalBlocker block(m_learn);
+        m_learn->setChecked(live && live->isLearningWanted());
+        m_learn->setVisible(live != nullptr);
+    }
+    if (live && live->isLearningWanted())
+        if (auto *d = findChild<QDockWidget *>(QStringLiteral("onlineLearningDock"));
+            d && !d->isVisible()) {
+            d->show();
+            applyDefaultDockSizes();
+        }
     updateConnector();
     updateLiveView();
+    updateLearning();
+}
+
+void MainWindow::updateLearning()
+{
+    LiveOperations *live = m_session->live();
+    if (!live) {
+        m_learningPlot->setCurve({}, {}, {});
+        return;
+    }
+    m_learningPlot->setCurve(live->learningCurve(), live->learningMarks(), live->learning());
+    updateConnector();
 }
 
 // Live operations: the toolbar names the operated cluster (a remote one replaces the trace and
@@ -525,8 +588,10 @@ void MainWindow::updateConnector()
         m_status->setConnector({}, {});
         return;
     }
-    m_status->setConnector(live->connector(),
-                           QString::fromLatin1(dl2::toString(live->gateSettings().mode)));
+    QString gate = QString::fromLatin1(dl2::toString(live->gateSettings().mode));
+    if (live->learning().state != LearningStatus::State::Off || live->isLearningWanted())
+        gate += QStringLiteral(" · ") + live->learning().stateText();
+    m_status->setConnector(live->connector(), gate);
 }
 
 void MainWindow::onError(const QString &message)
@@ -638,8 +703,13 @@ void MainWindow::applyDefaultDockSizes()
     const int w = width(), h = height();
     resizeDocks({dock("jobsDock")}, {w * 46 / 100}, Qt::Horizontal);
     resizeDocks({dock("utilisationDock")}, {h * 30 / 100}, Qt::Vertical);
-    resizeDocks({dock("utilisationDock"), dock("rewardDock"), dock("jobSpeedDock")},
-                {w / 3, w / 3, w / 3}, Qt::Horizontal);
+    if (dock("onlineLearningDock")->isVisible())
+        resizeDocks({dock("utilisationDock"), dock("rewardDock"), dock("onlineLearningDock"),
+                     dock("jobSpeedDock")},
+                    {w * 20 / 100, w * 28 / 100, w * 32 / 100, w * 20 / 100}, Qt::Horizontal);
+    else
+        resizeDocks({dock("utilisationDock"), dock("rewardDock"), dock("jobSpeedDock")},
+                    {w / 3, w / 3, w / 3}, Qt::Horizontal);
 }
 
 void MainWindow::resetLayout()
@@ -647,7 +717,8 @@ void MainWindow::resetLayout()
     m_tabs->setCurrentWidget(m_occupancy);
     QMainWindow::restoreState(m_defaultState);
     for (QDockWidget *d : std::as_const(m_docks))
-        d->show();
+        d->setVisible(d->objectName() != QLatin1String("onlineLearningDock") ||
+                      (m_session->live() && m_session->live()->isLearningWanted()));
     m_docks.front()->raise();
     applyDefaultDockSizes();
 }

@@ -27,6 +27,7 @@ class InstructorTools;
 class JobSpeedPlot;
 class JobTableModel;
 class JobTablePanel;
+class OnlineLearningPlot;
 class RewardPlot;
 class SessionStatusBar;
 class SessionToolBar;
@@ -78,6 +79,9 @@ public:
     TrainingPage *trainingPage() const { return m_training; }
     DecisionQueuePanel *decisionQueue() const { return m_queue; }
     AuditLogPanel *auditLog() const { return m_audit; }
+    // Live mode: Operations > Learn (checkable) and the online learning curve beside the reward.
+    QAction *learnAction() const { return m_learn; }
+    OnlineLearningPlot *onlineLearningPlot() const { return m_learningPlot; }
     // Side-by-side replay, presentation mode and replay export.
     InstructorTools *instructorTools() const { return m_instructor; }
     // Shows an error like the console's own (message box when interactive, errorShown()).
@@ -112,6 +116,7 @@ private:
     void updateConnector();
     void updateLiveView();
     void onGateSettings(const GateSettings &settings);
+    void updateLearning();
 
     Settings *m_settings;
     bool m_restoreLayout;
@@ -133,6 +138,8 @@ private:
     DecisionInspector *m_decisions;
     DecisionQueuePanel *m_queue;
     AuditLogPanel *m_audit;
+    OnlineLearningPlot *m_learningPlot;
+    QAction *m_learn = nullptr;
     InstructorTools *m_instructor = nullptr;
     LiveSetup m_liveDefaults;
     QList<QDockWidget *> m_docks;

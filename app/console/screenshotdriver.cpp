@@ -78,8 +78,10 @@ bool ScreenshotDriver::advanceLive()
         ops->approveAll();
     else if (b.open)
         ops->commit();
-    else if (ops->canRunSlot())
-        ops->runSlot();
+    else if (ops->canRunSlot() &&
+             (!ops->isLearningWanted() ||
+              int(ops->learningCurve().size()) + 2 >= m_window.session()->liveSlot()))
+        ops->runSlot(); // learning: the learner keeps up with the slots (a live slot is minutes)
     return false;
 }
 
@@ -97,6 +99,7 @@ QString ScreenshotDriver::driveLive()
                   connect(ops, &LiveOperations::started, context, check);
                   connect(ops, &LiveOperations::slotCompleted, context, check);
                   connect(ops, &LiveOperations::commandFailed, context, check);
+                  connect(ops, &LiveOperations::learningChanged, context, check);
               });
     if (!m_error.isEmpty())
         return m_error;

@@ -34,11 +34,13 @@ int main(int argc, char **argv)
     }
     // "dl2-train convert ..." runs the convert command, "dl2-train operate ..." the operating
     // loop with online learning (dl2 operate --learn); anything else is "dl2 train ...".
-    if (args[1] == QStringLiteral("operate")) {
+    // "dl2-train online-learner ..." is the console's learner (its Learn toggle).
+    if (args[1] == QStringLiteral("operate") || args[1] == QStringLiteral("online-learner")) {
         for (const auto &c : dl2::cli::commands())
-            if (QLatin1String(c.name) == QStringLiteral("operate")) {
+            if (QLatin1String(c.name) == args[1]) {
                 QStringList sub = args.mid(1);
-                sub[0] = QStringLiteral("dl2 operate");
+                sub[0] = args[1] == QStringLiteral("operate") ? QStringLiteral("dl2 operate")
+                                                              : QStringLiteral("dl2-train ") + args[1];
                 return c.run(sub);
             }
     }
