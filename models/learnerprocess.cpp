@@ -141,8 +141,7 @@ std::unique_ptr<dl2::Scheduler> LearnerProcess::start(const LearningSettings &se
     m_status.directory = settings.directory;
     setState(LearningStatus::State::Starting);
     qCInfo(lcLive) << "online learning:" << program << args.join(QLatin1Char(' '));
-    // Below the console: the learner (its updates at SCHED_IDLE inside) never takes the CPU
-    // the GUI and the decisions need.
+    // Below the console: the learner does not take the CPU the GUI and the decisions need.
     m_process->setChildProcessModifier([] { ::setpriority(PRIO_PROCESS, 0, 10); });
     m_process->start(program, args);
     m_status.pid = m_process->processId();

@@ -21,7 +21,6 @@
 #include <map>
 #include <malloc.h>
 #include <mutex>
-#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <thread>
@@ -268,11 +267,9 @@ void OnlineLearner::Impl::run()
     // threads would compete with the decisions for the other core (and OpenMP's spin-waiting
     // after every parallel region burns it), and this thread's own OpenMP setting is not the
     // one the main thread set.
+    // Not SCHED_IDLE: on a shared machine any other process's work (even at nice 19) would
+    // starve the learner and every update would miss its deadline.
     setpriority(PRIO_PROCESS, pid_t(syscall(SYS_gettid)), 10);
-    // SCHED_IDLE: the thread runs only on a core nothing else wants (nice +10 still takes ~10 %
-    // of a core from a decision it shares one with); kept at nice +10 where it is refused.
-    sched_param idle{};
-    sched_setscheduler(pid_t(syscall(SYS_gettid)), SCHED_IDLE, &idle);
     setTorchThreads(1);
     for (;;) {
         Work w;
