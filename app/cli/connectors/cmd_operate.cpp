@@ -440,6 +440,68 @@ int reportRun(const OperateSummary &summary, const QJsonObject &out, bool json,
     return 0;
 }
 
+QString requiredValue(const QCommandLineParser &parser, const char *name, const char *what)
+{
+    const QString value = parser.value(QString::fromLatin1(name));
+    if (value.isEmpty())
+        throw Error(std::string("--") + name + " " + what + " is required");
+    return value;
+}
+
+// --checkpoint and --scenario for the policy; a checkpoint only for a learned policy.
+SchedulerConfig policyConfigFrom(const QCommandLineParser &parser, const QString &policyName)
+{
+    SchedulerConfig config;
+    config.checkpoint = parser.value(QStringLiteral("checkpoint")).toStdString();
+    config.scenario = parser.value(QStringLiteral("scenario")).toStdString();
+    if (!config.checkpoint.empty() && policyName != QLatin1String("dl2") &&
+        policyName != QLatin1String("dl2-plus"))
+        throw Error("--checkpoint needs a learned --policy (dl2 or dl2-plus), got '" +
+                    policyName.toStdString() + "'");
+    return config;
+}
+
+// The loop's settings from the command line: test hooks, audit waits, the --override
+// decisions and the per-slot progress line (unless --json).
+void configureLoop(OperatingLoop &loop, const QCommandLineParser &parser, int auditWaitSeconds,
+                   const std::function<void(const std::string &)> &notice,
+                   const std::vector<PlannedOverride> &overrides, OverrideCounts &counts, bool json)
+{
+    loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
+    loop.setAuditWait(std::chrono::seconds(auditWaitSeconds), std::chrono::seconds(1));
+    loop.setNotice(notice);
+    loop.setOnOpen([&overrides, &counts, notice](DecisionGate &g) {
+        applyOverrides(g, overrides, counts, notice);
+    });
+    if (!json)
+        loop.setProgress([](const OperateSummary &s) {
+            std::printf("slot %d: %d proposed, %d approved, %d applied so far\n", s.endSlot - 1,
+                        s.proposed, s.approved, s.applied);
+            std::fflush(stdout);
+            return true;
+        });
+}
+
+// The run's JSON record (printed with --json): the summary and what it ran with.
+QJsonObject runRecord(const OperateSummary &summary, const AuditLog &audit,
+                      ClusterConnector &connector, const PolicyPlanner &planner,
+                      const DecisionGate::Options &gateOptions, bool hadOverrides,
+                      const OverrideCounts &overrideCounts)
+{
+    QJsonObject out = summary.toJson();
+    out.insert(QStringLiteral("run_id"), QString::fromStdString(audit.runId()));
+    out.insert(QStringLiteral("agent"), QString::fromStdString(connector.describe()));
+    out.insert(QStringLiteral("policy"), QString::fromStdString(planner.policy()));
+    out.insert(QStringLiteral("gate"), QString::fromLatin1(toString(gateOptions.mode)));
+    if (hadOverrides) {
+        out.insert(QStringLiteral("overrides_applied"), overrideCounts.applied);
+        out.insert(QStringLiteral("overrides_refused"), overrideCounts.refused);
+    }
+    if (auto *g = dynamic_cast<GrpcConnector *>(&connector))
+        out.insert(QStringLiteral("retries"), g->retries());
+    return out;
+}
+
 int runOperate(const QStringList &args)
 {
     QCommandLineParser parser;
@@ -452,21 +514,11 @@ int runOperate(const QStringList &args)
         return execLearningOperate(args);
 #endif
     return guarded("operate", [&] {
-        const QString agent = parser.value(QStringLiteral("agent"));
-        if (agent.isEmpty())
-            throw Error("--agent HOST:PORT (or 'local') is required");
-        const QString auditPath = parser.value(QStringLiteral("audit"));
-        if (auditPath.isEmpty())
-            throw Error("--audit FILE is required");
+        const QString agent = requiredValue(parser, "agent", "HOST:PORT (or 'local')");
+        const QString auditPath = requiredValue(parser, "audit", "FILE");
         const int slots = parsePositiveInt(parser, QStringLiteral("slots"), 1, 10'000'000);
-        SchedulerConfig policyConfig;
-        policyConfig.checkpoint = parser.value(QStringLiteral("checkpoint")).toStdString();
-        policyConfig.scenario = parser.value(QStringLiteral("scenario")).toStdString();
         const QString policyName = parser.value(QStringLiteral("policy"));
-        if (!policyConfig.checkpoint.empty() && policyName != QLatin1String("dl2") &&
-            policyName != QLatin1String("dl2-plus"))
-            throw Error("--checkpoint needs a learned --policy (dl2 or dl2-plus), got '" +
-                        parser.value(QStringLiteral("policy")).toStdString() + "'");
+        const SchedulerConfig policyConfig = policyConfigFrom(parser, policyName);
         // Before anything is opened: an unknown policy or a bad policy file fails here.
         std::unique_ptr<PolicyPlanner> plannerOwned;
 #ifdef DL2_HAVE_ONLINE
@@ -513,37 +565,17 @@ int runOperate(const QStringList &args)
         if (learner)
             loop.setSlotObserver(learner.get());
 #endif
-        loop.setExitAfterCommit(parser.value(QStringLiteral("debug-exit-after-commit")).toInt());
-        loop.setAuditWait(std::chrono::seconds(auditWaitSeconds), std::chrono::seconds(1));
-        loop.setNotice(notice);
         OverrideCounts overrideCounts;
-        loop.setOnOpen(
-            [&](DecisionGate &g) { applyOverrides(g, overrides, overrideCounts, notice); });
         const bool json = parser.isSet(QStringLiteral("json"));
-        if (!json)
-            loop.setProgress([](const OperateSummary &s) {
-                std::printf("slot %d: %d proposed, %d approved, %d applied so far\n", s.endSlot - 1,
-                            s.proposed, s.approved, s.applied);
-                std::fflush(stdout);
-                return true;
-            });
+        configureLoop(loop, parser, auditWaitSeconds, notice, overrides, overrideCounts, json);
         OperateSummary summary = loop.run(slots);
         loop.verify(summary);
-        QJsonObject out = summary.toJson();
+        QJsonObject out = runRecord(summary, audit, *connector, planner, gateOptions,
+                                    !overrides.empty(), overrideCounts);
 #ifdef DL2_HAVE_ONLINE
         if (learner)
             reportLearning(*learner, out, json);
 #endif
-        out.insert(QStringLiteral("run_id"), QString::fromStdString(audit.runId()));
-        out.insert(QStringLiteral("agent"), QString::fromStdString(connector->describe()));
-        out.insert(QStringLiteral("policy"), QString::fromStdString(planner.policy()));
-        out.insert(QStringLiteral("gate"), QString::fromLatin1(toString(gateOptions.mode)));
-        if (!overrides.empty()) {
-            out.insert(QStringLiteral("overrides_applied"), overrideCounts.applied);
-            out.insert(QStringLiteral("overrides_refused"), overrideCounts.refused);
-        }
-        if (auto *g = dynamic_cast<GrpcConnector *>(connector.get()))
-            out.insert(QStringLiteral("retries"), g->retries());
         return reportRun(summary, out, json, connector->describe(), audit.runId());
     });
 }
