@@ -38,10 +38,11 @@ private Q_SLOTS:
     void learnToggleAdvancesVersions();
     void missingLearner();
     void learnerDiesWhileLearning();
+    void rollbackIsShown();
 
 private:
     // Live dl2-plus on dl2-small, gate automatic, learning settings with `program`.
-    LiveOperations *startLive(const QString &program, const QString &tag);
+    LiveOperations *startLive(const QString &program, const QString &tag, int sabotage = 0);
     // Runs slots until `done` or the timeout; at most one slot ahead of the learner's curve
     // (a live slot is long: the learner keeps up).
     bool runUntil(const std::function<bool()> &done, int timeoutMs, bool pace = true);
@@ -79,7 +80,8 @@ void TestConsoleLearning::cleanup()
     m_settings.reset();
 }
 
-LiveOperations *TestConsoleLearning::startLive(const QString &program, const QString &tag)
+LiveOperations *TestConsoleLearning::startLive(const QString &program, const QString &tag,
+                                               int sabotage)
 {
     SessionSetup setup;
     setup.scenario = QStringLiteral("dl2-small");
@@ -93,6 +95,7 @@ LiveOperations *TestConsoleLearning::startLive(const QString &program, const QSt
     live.learning.program = program;
     live.learning.updatesPerSlot = 2;
     live.learning.deadlineMs = 500;
+    live.learning.sabotageVersion = sabotage;
     m_window->setLiveDefaults(live);
     m_window->startLive();
     LiveOperations *ops = m_window->session()->live();
@@ -245,6 +248,33 @@ void TestConsoleLearning::learnerDiesWhileLearning()
         failed |= e.kind == "learning" &&
                   QString::fromStdString(e.detail).startsWith(QLatin1String("learning failed"));
     QVERIFY(failed);
+}
+
+// A sabotaged learner (versions from v2 on): the rail rolls back, learning pauses, and the
+// console says so - status bar, the curve's red mark, the audit log.
+void TestConsoleLearning::rollbackIsShown()
+{
+    LiveOperations *ops = startLive(m_train, QStringLiteral("rollback"), 2);
+    QVERIFY(ops);
+    m_window->learnAction()->setChecked(true);
+    QVERIFY2(runUntil([ops] { return ops->learning().rollbacks >= 1; }, 150'000),
+             qPrintable(QStringLiteral("no rollback after %1 slots, version %2")
+                            .arg(m_window->session()->liveSlot())
+                            .arg(ops->learning().version)));
+    QTRY_COMPARE_WITH_TIMEOUT(ops->learning().state, LearningStatus::State::Paused, 10000);
+    QVERIFY2(m_errors.isEmpty(), qPrintable(m_errors.join(QLatin1Char('\n'))));
+    QVERIFY(m_window->learnAction()->isChecked()); // paused, not failed
+    QVERIFY2(m_window->sessionStatusBar()->connectorText().contains(
+                 QLatin1String("learning paused (rolled back to v")),
+             qPrintable(m_window->sessionStatusBar()->connectorText()));
+    QTRY_VERIFY_WITH_TIMEOUT(m_window->onlineLearningPlot()->rollbackMarks() >= 1, 10000);
+    QVERIFY(ops->learning().version < 2); // a version before the sabotage decides
+    dl2::AuditLog audit(ops->setup().auditFile.toStdString());
+    bool rollback = false;
+    for (const auto &e : audit.events())
+        rollback |= e.kind == "learning" &&
+                    QString::fromStdString(e.detail).startsWith(QLatin1String("rollback:"));
+    QVERIFY(rollback);
 }
 
 QTEST_MAIN(TestConsoleLearning)
