@@ -159,6 +159,11 @@ struct KubernetesConnector::Impl
     std::map<std::string, AppliedRecord> applied;
     std::vector<std::string> appliedOrder;
     std::deque<SlotRecord> history; // observed slots, oldest first (at most historySlots)
+    // Reward as observed: the normalised progress (epochs done / total epochs, summed over
+    // the managed jobs, as the simulator's reward) seen between successive reads, credited to
+    // the slot of the read that saw it. The last two slots' sums and the running total.
+    std::map<int, double> slotReward;
+    double cumulativeReward = 0.0;
     std::atomic<bool> stopping{false};
 
     // The record of slot `slot` (created, and the oldest dropped, as needed); null when no
@@ -576,6 +581,7 @@ void KubernetesConnector::Impl::absorb(KubernetesClusterState next)
     const int now = slotNow();
     const size_t firstNewEvent = events.size();
     std::map<int, Memo> memo;
+    double progress = 0.0;
     for (const auto &job : next.jobs) {
         if (job.failed)
             continue;
@@ -598,8 +604,14 @@ void KubernetesConnector::Impl::absorb(KubernetesClusterState next)
             push(ClusterEvent::Kind::Completion, static_cast<int>(std::floor(st.finishTime)));
         else if (it != seen.end() && !finished && st.doneEpochs != it->second.doneEpochs)
             push(ClusterEvent::Kind::Progress, now);
+        if (it != seen.end() && st.totalEpochs > 0) // progress made before the first read is not
+            progress += std::max(0.0, st.doneEpochs - it->second.doneEpochs) / st.totalEpochs;
         memo[st.id] = {finished, st.doneEpochs};
     }
+    slotReward[now] += progress;
+    cumulativeReward += progress;
+    while (slotReward.size() > 2)
+        slotReward.erase(slotReward.begin());
     seen = std::move(memo); // jobs that disappeared are forgotten (no event kind for them)
     state = std::move(next);
     haveState = true;
@@ -618,6 +630,8 @@ void KubernetesConnector::Impl::absorb(KubernetesClusterState next)
                 }
         for (int k = 0; k < kResourceTypes; ++k)
             r->utilisation[k] = capacity[k] > 0 ? double(usage[k]) / capacity[k] : 0.0;
+        r->reward = slotReward[now];
+        r->cumulativeReward = cumulativeReward;
         for (size_t i = firstNewEvent; i < events.size(); ++i) {
             const ClusterEvent &e = events[i];
             if (e.kind == ClusterEvent::Kind::Arrival)
@@ -633,6 +647,12 @@ ClusterView KubernetesConnector::Impl::view() const
 {
     ClusterView v;
     v.nextSlot = slotNow();
+    // The last slot that is over, as the simulator reports it; the running slot's progress
+    // so far is left out of the total too.
+    const auto last = slotReward.find(v.nextSlot - 1);
+    const auto running = slotReward.find(v.nextSlot);
+    v.reward = last == slotReward.end() ? 0.0 : last->second;
+    v.cumulativeReward = cumulativeReward - (running == slotReward.end() ? 0.0 : running->second);
     v.nodes = static_cast<int>(state.nodes.size());
     // One capacity for all nodes (the view is homogeneous): the most common among the
     // schedulable nodes, ties to the smaller.

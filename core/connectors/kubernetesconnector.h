@@ -13,8 +13,13 @@
 //    cluster: the jobs and utilisation as last read in that slot, the arrivals and completions
 //    it saw, the decisions it applied), so a console attaching mid-run gets them (GetHistory).
 //    Bounded: the newest historySlots observed slots (default 1,000: ~14 days of 20-minute
-//    slots; memory ~ historySlots x managed jobs x ~150 bytes). Reward is not observed on a
-//    real cluster: 0. Lost with the process (an agent restart starts a new history).
+//    slots; memory ~ historySlots x managed jobs x ~150 bytes). Lost with the process (an
+//    agent restart starts a new history).
+//  - Reward (snapshots and history): the normalised progress the jobs report through their
+//    dl2.io/done-epochs annotations (epochs done / total epochs, summed over managed jobs, as
+//    the simulator's reward; a completion counts what was left), seen between successive
+//    reads and credited to the slot of the read that saw it; a snapshot carries the last slot
+//    that is over. Jobs that do not write the annotation show progress only when they finish.
 // Slots follow the wall clock: slot = floor(unix seconds / slotSeconds), so slot numbers stay
 // the same across agent restarts; advanceSlot(s) waits until slot s is over.
 // A job is managed when it names its model profile (annotation or label dl2.io/model); its id

@@ -146,8 +146,16 @@ private Q_SLOTS:
         QCOMPARE(events[1].job, 2);
         QCOMPARE(events[1].slot, 1704153600 / 1200);
         QCOMPARE(k->snapshot().finished, 1);
+        // The reward as observed: resnet-1 10 -> 12.5 of 40 epochs, vgg-2 (no epoch
+        // annotations: 1 epoch) finished with nothing reported before.
+        const std::vector<SlotRecord> h = k->history(0, std::numeric_limits<int>::max());
+        QVERIFY(!h.empty());
+        QCOMPARE(h.back().reward, 2.5 / 40 + 1.0);
+        QCOMPARE(h.back().cumulativeReward, 2.5 / 40 + 1.0);
         k->refresh();
         QVERIFY(k->events(events.back().seq).empty()); // nothing new
+        QCOMPARE(k->history(0, std::numeric_limits<int>::max()).back().cumulativeReward,
+                 2.5 / 40 + 1.0); // no progress, no reward
     }
 
     void applyRetriesConflictAndIsIdempotent()
@@ -339,6 +347,10 @@ private Q_SLOTS:
         QCOMPARE(completions, std::vector<int>{2});
         QCOMPARE(applied, std::vector<std::string>{"run/h/1"});
         QCOMPARE(h.back().jobs.size(), size_t(3)); // vgg finished, still read
+        QCOMPARE(h.back().cumulativeReward, 1.0); // vgg's completion (1 epoch, none reported)
+        // A snapshot in a later slot carries it (the slot that saw it is over by then).
+        QVERIFY(k.advanceSlot(k.nextSlot()));
+        QCOMPARE(k.snapshot().cumulativeReward, 1.0);
         // The range and the count asked for.
         QCOMPARE(k.history(h.back().slot, h.back().slot).size(), size_t(1));
         QCOMPARE(k.history(0, kAll, 1).front().slot, r0.slot);
