@@ -42,19 +42,6 @@ void emit(QJsonObject o, const char *type)
     std::fflush(stdout);
 }
 
-QJsonObject pointJson(const OnlinePoint &p)
-{
-    QJsonObject q;
-    q.insert(QStringLiteral("slot"), p.slot);
-    q.insert(QStringLiteral("version"), p.version);
-    q.insert(QStringLiteral("reward"), p.reward);
-    q.insert(QStringLiteral("reference"), p.reference);
-    q.insert(QStringLiteral("rolling_reward"), p.rollingReward);
-    q.insert(QStringLiteral("rolling_reference"), p.rollingReference);
-    q.insert(QStringLiteral("used"), p.used);
-    return q;
-}
-
 int runOnlineLearner(const QStringList &args)
 {
     QCommandLineParser parser;
@@ -121,7 +108,7 @@ int runOnlineLearner(const QStringList &args)
         const auto state = [&] {
             const OnlineSummary &s = learner.summary();
             for (; points < s.curve.size(); ++points)
-                emit(pointJson(s.curve[points]), "point");
+                emit(s.curve[points].toJson(), "point");
             QJsonObject st;
             st.insert(QStringLiteral("version"), s.version);
             st.insert(QStringLiteral("last_good"), s.lastGood);

@@ -122,27 +122,31 @@ QJsonObject OnlineSummary::toJson() const
     o.insert(QStringLiteral("last_good"), lastGood);
     o.insert(QStringLiteral("waited_ms"), waitedMs);
     QJsonArray points;
-    for (const OnlinePoint &p : curve) {
-        QJsonObject q;
-        q.insert(QStringLiteral("slot"), p.slot);
-        q.insert(QStringLiteral("version"), p.version);
-        q.insert(QStringLiteral("reward"), p.reward);
-        q.insert(QStringLiteral("reference"), p.reference);
-        q.insert(QStringLiteral("mirror"), p.mirror);
-        q.insert(QStringLiteral("rolling_reward"), p.rollingReward);
-        q.insert(QStringLiteral("rolling_reference"), p.rollingReference);
-        q.insert(QStringLiteral("used"), p.used);
-        q.insert(QStringLiteral("ps_share"), p.psShare);
-        if (p.policyLoss)
-            q.insert(QStringLiteral("policy_loss"), *p.policyLoss);
-        if (p.valueLoss)
-            q.insert(QStringLiteral("value_loss"), *p.valueLoss);
-        q.insert(QStringLiteral("update_ms"), p.updateMs);
-        q.insert(QStringLiteral("late"), p.late);
-        points.append(q);
-    }
+    for (const OnlinePoint &p : curve)
+        points.append(p.toJson());
     o.insert(QStringLiteral("curve"), points);
     return o;
+}
+
+QJsonObject OnlinePoint::toJson() const
+{
+    QJsonObject q;
+    q.insert(QStringLiteral("slot"), slot);
+    q.insert(QStringLiteral("version"), version);
+    q.insert(QStringLiteral("reward"), reward);
+    q.insert(QStringLiteral("reference"), reference);
+    q.insert(QStringLiteral("mirror"), mirror);
+    q.insert(QStringLiteral("rolling_reward"), rollingReward);
+    q.insert(QStringLiteral("rolling_reference"), rollingReference);
+    q.insert(QStringLiteral("used"), used);
+    q.insert(QStringLiteral("ps_share"), psShare);
+    if (policyLoss)
+        q.insert(QStringLiteral("policy_loss"), *policyLoss);
+    if (valueLoss)
+        q.insert(QStringLiteral("value_loss"), *valueLoss);
+    q.insert(QStringLiteral("update_ms"), updateMs);
+    q.insert(QStringLiteral("late"), late);
+    return q;
 }
 
 struct OnlineLearner::Impl

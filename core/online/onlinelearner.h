@@ -88,6 +88,8 @@ struct OnlinePoint
     std::optional<double> valueLoss;
     double updateMs = 0.0;
     bool late = false;         // that update missed its deadline
+
+    QJsonObject toJson() const; // as in the curve file and the learner child's "point" lines
 };
 
 struct OnlineSummary
