@@ -83,8 +83,13 @@ std::pair<long long, long long> podRequests(const QJsonObject &pod)
 
 Demand slotsOf(long long cpuMilli, long long gpus, bool roundUp)
 {
-    const long long cores = roundUp ? (cpuMilli + 999) / 1000 : cpuMilli / 1000;
-    return {static_cast<int>(cores) * kSlotsPerCpuCore, static_cast<int>(gpus) * kSlotsPerGpu};
+    // Counts beyond any real machine (a corrupt or hostile object: the fuzzer sent 1.5e9
+    // GPUs) saturate, so that slots and their sums over pods and nodes stay inside int.
+    constexpr long long kMaxUnits = 1 << 16;
+    const long long cores =
+        std::clamp(roundUp ? (cpuMilli + 999) / 1000 : cpuMilli / 1000, 0LL, kMaxUnits);
+    return {static_cast<int>(cores) * kSlotsPerCpuCore,
+            static_cast<int>(std::clamp(gpus, 0LL, kMaxUnits)) * kSlotsPerGpu};
 }
 
 double unixSeconds(const QString &timestamp)
