@@ -149,18 +149,12 @@ void OnlineLearningPlot::setCurve(const std::vector<LearningPoint> &curve,
 
 QVector<QPointF> OnlineLearningPlot::learningPoints() const
 {
-    QVector<QPointF> out;
-    for (auto it = m_learning->data()->constBegin(); it != m_learning->data()->constEnd(); ++it)
-        out << QPointF(it->key, it->value);
-    return out;
+    return dataPoints(m_learning);
 }
 
 QVector<QPointF> OnlineLearningPlot::referencePoints() const
 {
-    QVector<QPointF> out;
-    for (auto it = m_reference->data()->constBegin(); it != m_reference->data()->constEnd(); ++it)
-        out << QPointF(it->key, it->value);
-    return out;
+    return dataPoints(m_reference);
 }
 
 QString OnlineLearningPlot::statusText() const

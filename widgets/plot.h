@@ -7,6 +7,17 @@
 
 namespace dl2console {
 
+// The (key, value) points of a graph or a bars plottable, in key order (tests read plots so).
+template <typename Plottable> QVector<QPointF> dataPoints(const Plottable *plottable)
+{
+    QVector<QPointF> out;
+    const auto &data = *plottable->data();
+    out.reserve(data.size());
+    for (auto it = data.constBegin(); it != data.constEnd(); ++it)
+        out << QPointF(it->key, it->value);
+    return out;
+}
+
 class Plot : public QCustomPlot
 {
     Q_OBJECT

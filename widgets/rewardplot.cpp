@@ -106,18 +106,12 @@ void RewardPlot::setTimeline(const std::vector<SlotSummary> &timeline, int curre
 
 QVector<QPointF> RewardPlot::valuePoints() const
 {
-    QVector<QPointF> out;
-    for (auto it = m_value->data()->constBegin(); it != m_value->data()->constEnd(); ++it)
-        out << QPointF(it->key, it->value);
-    return out;
+    return dataPoints(m_value);
 }
 
 QVector<QPointF> RewardPlot::rewardPoints() const
 {
-    QVector<QPointF> out;
-    for (auto it = m_bars->data()->constBegin(); it != m_bars->data()->constEnd(); ++it)
-        out << QPointF(it->key, it->value);
-    return out;
+    return dataPoints(m_bars);
 }
 
 bool RewardPlot::hasValueSeries() const
