@@ -10,14 +10,14 @@
 
 namespace dl2 {
 
-namespace {
-
 std::optional<double> optionalDouble(const QVariant &v)
 {
     if (v.isNull())
         return std::nullopt;
     return v.toDouble();
 }
+
+namespace {
 
 // Schema 3 gave each decision the version of the policy that proposed it. AuditLog migrates
 // an older log when it opens it for writing; a read-only reader may still meet one.

@@ -10,6 +10,7 @@
 #include <vector>
 
 class QSqlDatabase;
+class QVariant;
 
 namespace dl2 {
 
@@ -18,6 +19,9 @@ namespace dl2 {
 std::vector<AuditLog::EventRow> queryAuditEvents(const QSqlDatabase &db, const std::string &path,
                                                  std::optional<int> job = {},
                                                  const std::string &since = {});
+
+// A nullable REAL column's value (the audit log's and its readers').
+std::optional<double> optionalDouble(const QVariant &value);
 
 // Opens `path` read-only through a connection of its own, reads every event (oldest first)
 // and closes it. Throws dl2::Error naming the file when it cannot be opened or is no audit log.

@@ -2,7 +2,6 @@
 
 #include "auditevents.h"
 #include "auditfaultvfs.h"
-#include "dl2_agent_v1.pb.h"
 #include "error.h"
 #include "protoconvert.h"
 
@@ -39,13 +38,6 @@ std::string decisionText(const ResizeDecision &d)
 ResizeDecision parseDecision(const QString &text)
 {
     return decisionFromJson(QJsonDocument::fromJson(text.toUtf8()).object());
-}
-
-std::optional<double> optionalDouble(const QVariant &v)
-{
-    if (v.isNull())
-        return std::nullopt;
-    return v.toDouble();
 }
 
 // A row of SELECT decision, state, ack, probability, value, policy_version.
@@ -470,12 +462,7 @@ void AuditLog::recordSlotState(const std::string &runId, const ClusterView &view
                                const ProfileSet &profiles, const std::string &policy,
                                const std::string &policyVersion)
 {
-    agent::v1::Snapshot snapshot;
-    agentproto::fill(snapshot, view, profiles);
-    for (int i = 0; i < snapshot.jobs_size() && i < int(view.jobs.size()); ++i)
-        if (view.jobs[size_t(i)].totalEpochs != view.jobs[size_t(i)].estimatedEpochs)
-            snapshot.mutable_jobs(i)->set_true_total_epochs(view.jobs[size_t(i)].totalEpochs);
-    const std::string bytes = snapshot.SerializeAsString();
+    const std::string bytes = agentproto::recordedView(view, profiles);
     begin();
     try {
         QSqlQuery q(QSqlDatabase::database(m_connection, false));
@@ -526,16 +513,11 @@ std::vector<AuditLog::SlotState> AuditLog::slotStates(const ProfileSet &profiles
         s.runId = q.value(0).toString().toStdString();
         s.slot = q.value(1).toInt();
         s.time = q.value(2).toString().toStdString();
-        const QByteArray bytes = q.value(3).toByteArray();
-        agent::v1::Snapshot snapshot;
-        if (!snapshot.ParseFromArray(bytes.constData(), int(bytes.size())))
-            throw Error("audit log '" + m_path + "': the state of slot " + std::to_string(s.slot) +
-                        " of run " + s.runId + " is not a readable snapshot");
         try {
-            s.view = agentproto::toView(snapshot, profiles);
+            s.view = agentproto::fromRecordedView(q.value(3).toByteArray(), profiles);
         } catch (const Error &e) {
-            throw Error("audit log '" + m_path + "': slot " + std::to_string(s.slot) + " of run " +
-                        s.runId + ": " + e.what());
+            throw Error("audit log '" + m_path + "': the state of slot " + std::to_string(s.slot) +
+                        " of run " + s.runId + ": " + e.what());
         }
         s.policy = q.value(4).toString().toStdString();
         s.policyVersion = q.value(5).toString().toStdString();

@@ -33,14 +33,24 @@ const char *toString(GateMode mode)
     return "?";
 }
 
+const char *toString(GateEntry::Verdict verdict)
+{
+    switch (verdict) {
+    case GateEntry::Verdict::Approved:
+        return "approved";
+    case GateEntry::Verdict::Rejected:
+        return "rejected";
+    case GateEntry::Verdict::Pending:
+        break;
+    }
+    return "pending";
+}
+
 namespace {
 QJsonObject entryJson(const GateEntry &e)
 {
     QJsonObject o = toJson(e.decision.to);
-    o.insert(QStringLiteral("verdict"),
-             e.verdict == GateEntry::Verdict::Approved   ? QStringLiteral("approved")
-             : e.verdict == GateEntry::Verdict::Rejected ? QStringLiteral("rejected")
-                                                         : QStringLiteral("pending"));
+    o.insert(QStringLiteral("verdict"), QString::fromLatin1(toString(e.verdict)));
     return o;
 }
 } // namespace

@@ -48,6 +48,7 @@ struct GateEntry
     std::string reason; // rule name, "operator", "deadline", ...
     bool operator==(const GateEntry &) const = default;
 };
+const char *toString(GateEntry::Verdict verdict); // "pending", "approved", "rejected"
 
 // One undoable operator action.
 class GateCommand

@@ -4,8 +4,6 @@
 #include "protoconvert.h"
 #include "resizedecision.h"
 
-#include "dl2_agent_v1.pb.h"
-
 #include <QDataStream>
 #include <QIODevice>
 #include <QJsonArray>
@@ -19,34 +17,16 @@ namespace {
 constexpr quint32 kMagic = 0x444c324c; // "DL2L"
 constexpr quint32 kMaxFrame = 1u << 30;
 
-const char *verdictName(GateEntry::Verdict v)
-{
-    switch (v) {
-    case GateEntry::Verdict::Approved:
-        return "approved";
-    case GateEntry::Verdict::Rejected:
-        return "rejected";
-    case GateEntry::Verdict::Pending:
-        break;
-    }
-    return "pending";
-}
-
 } // namespace
 
 QByteArray encodeLearnerFrame(const LearnerSlotFrame &frame, const ProfileSet &profiles)
 {
-    agent::v1::Snapshot snapshot;
-    agentproto::fill(snapshot, frame.view, profiles);
-    for (int i = 0; i < snapshot.jobs_size() && i < int(frame.view.jobs.size()); ++i)
-        if (frame.view.jobs[size_t(i)].totalEpochs != frame.view.jobs[size_t(i)].estimatedEpochs)
-            snapshot.mutable_jobs(i)->set_true_total_epochs(frame.view.jobs[size_t(i)].totalEpochs);
-    const std::string view = snapshot.SerializeAsString();
+    const std::string view = agentproto::recordedView(frame.view, profiles);
     QJsonArray entries;
     for (const GateEntry &e : frame.entries) {
         QJsonObject o;
         o.insert(QStringLiteral("decision"), toJson(e.decision));
-        o.insert(QStringLiteral("verdict"), QString::fromLatin1(verdictName(e.verdict)));
+        o.insert(QStringLiteral("verdict"), QString::fromLatin1(toString(e.verdict)));
         o.insert(QStringLiteral("reason"), QString::fromStdString(e.reason));
         entries.append(o);
     }
@@ -85,10 +65,11 @@ std::optional<LearnerSlotFrame> takeLearnerFrame(QByteArray &buffer, const Profi
     if (in.status() != QDataStream::Ok || magic != kMagic)
         throw Error("learner frame: not a slot frame of the console");
     frame.version = version;
-    agent::v1::Snapshot snapshot;
-    if (!snapshot.ParseFromArray(view.constData(), int(view.size())))
-        throw Error("learner frame: the view is not a readable snapshot");
-    frame.view = agentproto::toView(snapshot, profiles);
+    try {
+        frame.view = agentproto::fromRecordedView(view, profiles);
+    } catch (const Error &e) {
+        throw Error(std::string("learner frame: the view: ") + e.what());
+    }
     QJsonParseError jsonError;
     const QJsonDocument doc = QJsonDocument::fromJson(entries, &jsonError);
     if (!doc.isArray())
@@ -98,10 +79,10 @@ std::optional<LearnerSlotFrame> takeLearnerFrame(QByteArray &buffer, const Profi
         const QJsonObject o = v.toObject();
         GateEntry e;
         e.decision = decisionFromJson(o.value(QStringLiteral("decision")).toObject());
-        const QString verdict = o.value(QStringLiteral("verdict")).toString();
-        e.verdict = verdict == QLatin1String("approved")   ? GateEntry::Verdict::Approved
-                    : verdict == QLatin1String("rejected") ? GateEntry::Verdict::Rejected
-                                                           : GateEntry::Verdict::Pending;
+        const std::string verdict = o.value(QStringLiteral("verdict")).toString().toStdString();
+        for (const auto v : {GateEntry::Verdict::Approved, GateEntry::Verdict::Rejected})
+            if (verdict == toString(v))
+                e.verdict = v;
         e.reason = o.value(QStringLiteral("reason")).toString().toStdString();
         frame.entries.push_back(std::move(e));
     }

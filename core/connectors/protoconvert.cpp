@@ -243,4 +243,22 @@ ClusterEvent toEvent(const pb::Event &in)
     return e;
 }
 
+std::string recordedView(const ClusterView &view, const ProfileSet &profiles)
+{
+    agent::v1::Snapshot snapshot;
+    fill(snapshot, view, profiles);
+    for (int i = 0; i < snapshot.jobs_size() && i < int(view.jobs.size()); ++i)
+        if (view.jobs[size_t(i)].totalEpochs != view.jobs[size_t(i)].estimatedEpochs)
+            snapshot.mutable_jobs(i)->set_true_total_epochs(view.jobs[size_t(i)].totalEpochs);
+    return snapshot.SerializeAsString();
+}
+
+ClusterView fromRecordedView(const QByteArray &bytes, const ProfileSet &profiles)
+{
+    agent::v1::Snapshot snapshot;
+    if (!snapshot.ParseFromArray(bytes.constData(), int(bytes.size())))
+        throw Error("not a readable snapshot");
+    return toView(snapshot, profiles);
+}
+
 } // namespace dl2::agentproto
