@@ -1,6 +1,7 @@
 #include "learnerprocess.h"
 
 #include "auditlog.h"
+#include "companions.h"
 #include "error.h"
 #include "learnerwire.h"
 #include "logging.h"
@@ -17,7 +18,6 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QStandardPaths>
 
 #include <sys/resource.h>
 
@@ -66,13 +66,7 @@ QString LearnerProcess::findProgram(const LearningSettings &settings)
         const QFileInfo info(settings.program);
         return info.isFile() && info.isExecutable() ? info.absoluteFilePath() : QString();
     }
-    const QString dir = QCoreApplication::applicationDirPath();
-    for (const QString &d : QStringList{dir, dir + QStringLiteral("/../cli")}) {
-        const QFileInfo info(QDir(d).filePath(QStringLiteral("dl2-train")));
-        if (info.isFile() && info.isExecutable())
-            return info.canonicalFilePath();
-    }
-    return QStandardPaths::findExecutable(QStringLiteral("dl2-train"));
+    return findCompanion(QStringLiteral("dl2-train"));
 }
 
 std::unique_ptr<dl2::Scheduler> LearnerProcess::start(const LearningSettings &settings,

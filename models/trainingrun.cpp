@@ -1,6 +1,7 @@
 #include "trainingrun.h"
 
-#include <QCoreApplication>
+#include "companions.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -45,8 +46,7 @@ QStringList TrainingRequest::arguments() const
 
 TrainingRun::TrainingRun(QObject *parent) : QObject(parent)
 {
-    const QString here = QCoreApplication::applicationDirPath();
-    m_directories = {here, QDir(here).absoluteFilePath(QStringLiteral("../cli"))};
+    m_directories = companionDirectories();
     m_killTimer.setSingleShot(true);
     connect(&m_killTimer, &QTimer::timeout, this, [this] {
         if (m_process)
@@ -82,11 +82,8 @@ QStringList TrainingRun::trainCommand() const
     for (const auto &[name, lead] : {std::pair{QStringLiteral("dl2-train"), QStringList()},
                                      std::pair{QStringLiteral("dl2"),
                                                QStringList{QStringLiteral("train")}}})
-        for (const QString &dir : m_directories) {
-            const QFileInfo info(QDir(dir).filePath(name));
-            if (info.isFile() && info.isExecutable())
-                return QStringList{info.canonicalFilePath()} + lead;
-        }
+        if (const QString found = findCompanion(name, m_directories, false); !found.isEmpty())
+            return QStringList{found} + lead;
     return {};
 }
 
