@@ -37,10 +37,12 @@ public:
     }
 
     // Runs call(worker) on the worker's thread, after what was posted before; nothing when
-    // the worker is gone by then.
+    // the worker is gone (now or by then).
     template <typename Worker, typename Call>
     static void post(const QPointer<Worker> &worker, Call &&call)
     {
+        if (!worker)
+            return;
         QMetaObject::invokeMethod(
             worker.data(),
             [w = worker, call = std::forward<Call>(call)] {

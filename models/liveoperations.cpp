@@ -149,8 +149,9 @@ void LiveOperations::redo()
 
 void LiveOperations::commit()
 {
-    if (m_batch.open)
-        m_busy = true; // the slot completes (or the commit fails) asynchronously
+    if (!m_batch.open || m_busy)
+        return; // nothing to commit, or its commit is on its way
+    m_busy = true; // the slot completes (or the commit fails) asynchronously
     post([](OperationsWorker *w) { w->commit(); });
 }
 

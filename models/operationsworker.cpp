@@ -423,10 +423,12 @@ void OperationsWorker::closeBatch()
         connectionLost(e.what()); // committed; re-sent after reconnecting
         return;
     }
+    // The closed batch first: whoever reacts to the completed slot sees no open batch (a
+    // second commit of the same batch would otherwise be sent and ignored).
+    publishBatch();
     publishSlot(approved, total - approved, acks, m_gate->entries());
     if (m_learnWanted)
         applyLearning(*m_learnWanted);
-    publishBatch();
 }
 
 void OperationsWorker::publishBatch()
@@ -568,8 +570,11 @@ void OperationsWorker::redo()
 
 void OperationsWorker::commit()
 {
-    if (!m_gate || !m_gate->isOpen())
+    if (!m_gate || !m_gate->isOpen()) {
+        // The batch closed meanwhile (its deadline, another commit): nothing in flight.
+        Q_EMIT commandFailed(tr("Commit: the batch was already closed"));
         return;
+    }
     if (const int p = m_gate->pending(); p > 0) {
         Q_EMIT commandFailed(tr("Commit: %n decision(s) still wait for review", nullptr, p));
         return;

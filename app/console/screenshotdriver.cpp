@@ -76,12 +76,8 @@ bool ScreenshotDriver::advanceLive()
         return true;
     if (b.open && b.pending() > 0)
         ops->approveAll();
-    else if (b.open) {
-        if (b.slot != m_committedSlot) {
-            m_committedSlot = b.slot;
-            ops->commit();
-        }
-    }
+    else if (b.open)
+        ops->commit();
     else if (ops->canRunSlot() &&
              (!ops->isLearningWanted() ||
               int(ops->learningCurve().size()) + 2 >= m_window.session()->liveSlot()))

@@ -40,9 +40,6 @@ private:
     const QCommandLineParser &m_parser;
     const ConsoleOptions &m_options;
     QString m_error; // the last error the window showed
-    // The batch last committed: its slotCompleted comes before the batch's close (batchChanged),
-    // and committing it again would leave the live run busy for good.
-    int m_committedSlot = -1;
 };
 
 // --export-video: the window at `size`, offscreen; one frame per slot. The exit code.
