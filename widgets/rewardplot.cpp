@@ -13,7 +13,7 @@ RewardPlot::RewardPlot(QWidget *parent) : QWidget(parent), m_plot(new Plot(this)
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(m_plot);
     m_bars = new QCPBars(m_plot->xAxis, m_plot->yAxis);
-    m_bars->setName(tr("reward per slot"));
+    m_bars->setName(tr("per slot"));
     m_bars->setWidth(0.9);
     auto *cumulative = m_plot->addGraph(m_plot->xAxis, m_plot->yAxis2);
     cumulative->setName(tr("cumulative"));
@@ -22,7 +22,7 @@ RewardPlot::RewardPlot(QWidget *parent) : QWidget(parent), m_plot(new Plot(this)
     m_valueAxis->setLabel(tr("V(s)"));
     m_valueAxis->setVisible(false);
     m_value = m_plot->addGraph(m_plot->xAxis, m_valueAxis);
-    m_value->setName(tr("V(s) estimate"));
+    m_value->setName(tr("V(s)"));
     m_value->setVisible(false);
     m_value->removeFromLegend();
     m_plot->xAxis->setTicker(QSharedPointer<SlotTicker>::create());
