@@ -351,7 +351,10 @@ Checkpoint readCheckpoint(const std::string &path, std::optional<PolicyKind> exp
 {
     QFile file(QString::fromStdString(path));
     if (!file.exists())
-        throw Error(path + ": checkpoint file does not exist");
+        throw Error(path + ": checkpoint file does not exist" +
+                    (path.find('/') == std::string::npos
+                         ? " (nor is it a shipped policy's name: `dl2 policy list` shows them)"
+                         : ""));
     if (!file.open(QIODevice::ReadOnly))
         throw Error(path + ": cannot open checkpoint (" + file.errorString().toStdString() + ")");
     const QByteArray data = file.readAll();
