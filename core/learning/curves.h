@@ -40,6 +40,7 @@ struct TrainResult
     double agreement = -1.0;               // SL: last measured agreement
     double chanceAgreement = -1.0;         // SL: agreement of a uniform random valid action
     bool cancelled = false;
+    long long lastStep = 0; // the last update done (where Ctrl-C stopped the run)
     std::string checkpoint;
     long long teacherSlots = 0;            // SL: training slots acted on by the teacher
     long long studentSlots = 0;            // SL DAgger: ... by the student (teacher-labelled)

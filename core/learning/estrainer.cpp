@@ -136,7 +136,9 @@ private:
                   const std::vector<std::vector<double>> &eps);
     void iterate(long long step);
     void recordPoint(long long step, bool validate, const TrainProgress &progress);
+    TrainerState state() const;
     void save(long long step, double jct, const ParameterSet &params);
+    void saveResume(long long step);
 
     const RlOptions &o;
     const Scenario &m_scenario;
@@ -181,16 +183,21 @@ EvolutionStrategies::EvolutionStrategies(const RlOptions &options)
     info.seed = o.seed;
     m_result.checkpoint = o.output;
     // Weights only, and any world size resumes: the result does not depend on it.
-    m_writer.emplace(o.output, m_spec, std::move(info), 0, false);
+    m_writer.emplace(o.output, m_spec, std::move(info), 0, false, o.resume.empty());
     m_start = std::chrono::steady_clock::now();
+    if (!m_result.curve.empty()) // the clock goes on from the interrupted run
+        m_start -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(m_result.curve.back().seconds));
 }
 
-// Directions and traces are the same at any world size: any world size resumes.
+// Directions and traces are the same at any world size: any world size resumes (the state is
+// written with world size 0, which checkResumeWorldSize accepts).
 void EvolutionStrategies::resume()
 {
-    const ResumeState r = readCheckpoint(o.resume, o.kind).info.resume;
+    const Checkpoint c = readResumeCheckpoint(o.resume, o.kind);
+    const ResumeState &r = c.info.resume;
     if (!r.present || r.values.size() != 3 * D || r.rng.size() != 1)
-        throw Error(o.resume + ": no ES resume state for this policy and scope (written by "
+        throw Error(c.origin + ": no ES resume state for this policy and scope (written by "
                                "`dl2 train rl --algorithm es` with the same --init and --es-scope?)");
     std::copy(r.values.begin(), r.values.begin() + long(D), m_theta.begin());
     std::copy(r.values.begin() + long(D), r.values.begin() + long(2 * D), m_m.begin());
@@ -200,15 +207,29 @@ void EvolutionStrategies::resume()
     m_firstStep = r.step + 1;
     m_result.bestValidationAvgJct = r.bestValidationAvgJct;
     m_result.bestStep = r.bestStep;
+    m_result.curve = curveBefore(c);
 }
 
-void EvolutionStrategies::save(long long step, double jct, const ParameterSet &params)
+TrainerState EvolutionStrategies::state() const
 {
     std::vector<double> values = m_theta;
     values.insert(values.end(), m_m.begin(), m_m.end());
     values.insert(values.end(), m_v.begin(), m_v.end());
-    m_writer->save(step, jct, m_result, {m_rng.state(), m_nextSeed, std::move(values)},
-                   [&] { return NetworkArchive{params, {}}; });
+    return {m_rng.state(), m_nextSeed, std::move(values)};
+}
+
+void EvolutionStrategies::save(long long step, double jct, const ParameterSet &params)
+{
+    m_writer->save(step, jct, m_result, state(), [&] { return NetworkArchive{params, {}}; });
+}
+
+// CKPT.resume: theta, Adam moments, random numbers and the next trace seed after `step`.
+void EvolutionStrategies::saveResume(long long step)
+{
+    if (step > 0)
+        m_writer->saveResume(step, m_result, state(), [&] {
+            return NetworkArchive{*moved(m_base, m_coords, m_theta), {}};
+        });
 }
 
 // theta +- sigma e for each direction e: the population, in pairs.
@@ -319,6 +340,7 @@ TrainResult EvolutionStrategies::train(const TrainProgress &progress,
             m_result, p, o.output, [&] { save(0, p.validationAvgJct, m_base); }, progress,
             o.steps);
     }
+    m_result.lastStep = m_firstStep - 1;
     for (long long step = m_firstStep; step <= o.steps; ++step) {
         if (anyRank(m_comm, cancel && cancel->load())) {
             m_result.cancelled = true;
@@ -328,7 +350,11 @@ TrainResult EvolutionStrategies::train(const TrainProgress &progress,
         const bool validate = step % o.validateEvery == 0 || step == o.steps;
         if (validate || step % 5 == 0)
             recordPoint(step, validate, progress);
+        m_result.lastStep = step;
+        if (validate)
+            saveResume(step);
     }
+    saveResume(m_result.lastStep); // the end, or where Ctrl-C stopped the run
     if (!o.output.empty())
         writeCurves(o.output, m_result.curve);
     return m_result;

@@ -96,7 +96,9 @@ private:
     void update(long long step, Batch &batch);
     CurvePoint curvePoint(long long step, bool validate);
     void validateStart(const TrainProgress &progress);
+    TrainerState state() const;
     void save(long long step, double jct);
+    void saveResume(long long step);
     TrainingInfo trainingInfo() const;
     double seconds() const;
 
@@ -148,7 +150,7 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_params = m_learner->parameters();
     makeEnvironments();
     m_result.checkpoint = o.output;
-    m_writer.emplace(o.output, m_spec, trainingInfo(), m_world, o.saveOptimizer);
+    m_writer.emplace(o.output, m_spec, trainingInfo(), m_world, o.saveOptimizer, !m_resumed);
     if (m_resumed) {
         m_result.bestValidationAvgJct = m_resumed->bestValidationAvgJct;
         m_result.bestStep = m_resumed->bestStep;
@@ -161,6 +163,9 @@ ActorCritic::ActorCritic(const RlOptions &options)
         m_baselineSet = v[5] != 0.0;
     }
     m_start = std::chrono::steady_clock::now();
+    if (!m_result.curve.empty()) // the clock goes on from the interrupted run
+        m_start -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(m_result.curve.back().seconds));
     m_loss.entropyWeight = o.entropyWeight;
     m_loss.importanceClip = o.importanceClip;
     m_loss.useValue = m_useValue;
@@ -171,14 +176,16 @@ ActorCritic::ActorCritic(const RlOptions &options)
 void ActorCritic::loadNetworks()
 {
     if (!o.resume.empty()) {
-        const Checkpoint c = readCheckpoint(o.resume, o.kind);
+        const Checkpoint c = readResumeCheckpoint(o.resume, o.kind);
         if (!c.info.resume.present || c.info.trainer != "rl" || c.info.resume.values.size() != 6)
-            throw Error(o.resume + ": no actor-critic resume state (written by `dl2 train rl` with its optimizer state?)");
+            throw Error(c.origin + ": no actor-critic resume state (written by `dl2 train rl` with its optimizer state?)");
         if (!c.hasOptimizer)
-            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
+            throw Error(c.origin + ": written --weights-only, without the optimizer state a resume needs");
+        checkResumeWorldSize(c.info.resume, m_world, c.origin);
         m_spec = c.spec;
         m_learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
         m_resumed = c.info.resume;
+        m_result.curve = curveBefore(c);
     } else if (!o.init.empty()) {
         const Checkpoint c = readCheckpoint(o.init, o.kind);
         m_spec = c.spec;
@@ -290,13 +297,16 @@ TrainingInfo ActorCritic::trainingInfo() const
     return info;
 }
 
+TrainerState ActorCritic::state() const
+{
+    return {m_rng.state(), m_episode,
+            {m_scales.advantageStd, m_scales.advantageStdSet ? 1.0 : 0.0, m_scales.taskStd,
+             m_scales.taskStdSet ? 1.0 : 0.0, m_baseline, m_baselineSet ? 1.0 : 0.0}};
+}
+
 void ActorCritic::save(long long step, double jct)
 {
-    m_writer->save(step, jct, m_result,
-                   {m_rng.state(), m_episode,
-                    {m_scales.advantageStd, m_scales.advantageStdSet ? 1.0 : 0.0,
-                     m_scales.taskStd, m_scales.taskStdSet ? 1.0 : 0.0, m_baseline,
-                     m_baselineSet ? 1.0 : 0.0}},
+    m_writer->save(step, jct, m_result, state(),
                    [&] { return m_learner->archive(o.saveOptimizer); });
 }
 
@@ -531,6 +541,13 @@ CurvePoint ActorCritic::curvePoint(long long step, bool validate)
     return p;
 }
 
+// CKPT.resume: the latest state, with the optimizer even when CKPT is --weights-only.
+void ActorCritic::saveResume(long long step)
+{
+    if (step > 0)
+        m_writer->saveResume(step, m_result, state(), [&] { return m_learner->archive(true); });
+}
+
 // Validation of the starting point (the SL policy) so RL never ships worse than it.
 void ActorCritic::validateStart(const TrainProgress &progress)
 {
@@ -547,6 +564,7 @@ TrainResult ActorCritic::train(const TrainProgress &progress, const std::atomic<
     if (!m_resumed)
         validateStart(progress);
     const long long firstStep = m_resumed ? m_resumed->step + 1 : 1;
+    m_result.lastStep = firstStep - 1;
     for (long long step = firstStep; step <= o.steps; ++step) {
         if (anyRank(m_comm, cancel && cancel->load())) {
             m_result.cancelled = true;
@@ -566,7 +584,11 @@ TrainResult ActorCritic::train(const TrainProgress &progress, const std::atomic<
             recordCurvePoint(
                 m_result, p, o.output, [&] { save(step, p.validationAvgJct); }, progress, o.steps);
         }
+        m_result.lastStep = step;
+        if (validate)
+            saveResume(step);
     }
+    saveResume(m_result.lastStep); // the end, or where Ctrl-C stopped the run
     if (!o.output.empty())
         writeCurves(o.output, m_result.curve);
     return m_result;

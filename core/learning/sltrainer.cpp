@@ -175,6 +175,7 @@ private:
     double updateOnce();
     CurvePoint validationPoint(long long step);
     void save(long long step, double jct);
+    void saveResume(long long step);
     double seconds() const;
 
     const SlOptions &o;
@@ -223,6 +224,9 @@ Imitation::Imitation(const SlOptions &options)
         });
     m_result.checkpoint = o.output;
     m_start = std::chrono::steady_clock::now();
+    if (!m_result.curve.empty()) // the clock goes on from the interrupted run
+        m_start -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(m_result.curve.back().seconds));
     prepareValidation();
     resumeRandomNumbers();
     makeActors();
@@ -234,7 +238,7 @@ Imitation::Imitation(const SlOptions &options)
     info.batchSize = o.batchSize;
     info.bufferSize = o.bufferSize;
     info.seed = o.seed;
-    m_writer.emplace(o.output, m_spec, std::move(info), m_world, o.saveOptimizer);
+    m_writer.emplace(o.output, m_spec, std::move(info), m_world, o.saveOptimizer, !m_resumed);
 }
 
 // From a resume checkpoint (weights, optimizer, ResumeState), an init checkpoint or fresh;
@@ -242,11 +246,14 @@ Imitation::Imitation(const SlOptions &options)
 void Imitation::loadNetworks()
 {
     if (!o.resume.empty()) {
-        m_initCheckpoint = readCheckpoint(o.resume);
+        m_initCheckpoint = readResumeCheckpoint(o.resume);
+        const std::string &origin = m_initCheckpoint->origin;
         if (!m_initCheckpoint->info.resume.present || m_initCheckpoint->info.trainer != "sl")
-            throw Error(o.resume + ": no SL resume state (written by `dl2 train sl`?)");
+            throw Error(origin + ": no SL resume state (written by `dl2 train sl`?)");
         if (!m_initCheckpoint->hasOptimizer)
-            throw Error(o.resume + ": written --weights-only, without the optimizer state a resume needs");
+            throw Error(origin + ": written --weights-only, without the optimizer state a resume needs");
+        checkResumeWorldSize(m_initCheckpoint->info.resume, m_world, origin);
+        m_result.curve = curveBefore(*m_initCheckpoint);
         m_resumed = m_initCheckpoint->info.resume;
     } else if (!o.init.empty()) {
         m_initCheckpoint = readCheckpoint(o.init);
@@ -345,6 +352,14 @@ void Imitation::save(long long step, double jct)
                    [&] { return m_learner->archive(o.saveOptimizer); });
 }
 
+// CKPT.resume: the state after `step`, with the optimizer even when CKPT is --weights-only.
+void Imitation::saveResume(long long step)
+{
+    if (step > 0)
+        m_writer->saveResume(step, m_result, {m_rng.state(), m_nextSeed, {}},
+                             [&] { return m_learner->archive(true); });
+}
+
 double Imitation::seconds() const
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - m_start).count();
@@ -412,6 +427,7 @@ TrainResult Imitation::train(const TrainProgress &progress, const std::atomic<bo
     double lossSum = 0.0;
     int lossCount = 0;
     bool saved = false;
+    m_result.lastStep = m_firstStep - 1;
     for (long long step = m_firstStep; step <= o.steps; ++step) {
         if (anyRank(m_comm, cancel && cancel->load())) {
             m_result.cancelled = true;
@@ -441,11 +457,16 @@ TrainResult Imitation::train(const TrainProgress &progress, const std::atomic<bo
             p.trainLoss = lossSum / std::max(1, lossCount);
             progress(step, o.steps, p);
         }
+        m_result.lastStep = step;
+        if (validate)
+            saveResume(step);
     }
     m_result.teacherSlots = m_actor->teacherSlots;
     m_result.studentSlots = m_actor->studentSlots;
-    if (!saved)
+    // A run that never validated still leaves a policy (a resumed one keeps the best before).
+    if (!saved && m_result.bestStep < 0)
         save(m_result.curve.empty() ? 0 : m_result.curve.back().step, -1.0);
+    saveResume(m_result.lastStep); // the end, or where Ctrl-C stopped the run
     if (!o.output.empty())
         writeCurves(o.output, m_result.curve);
     return m_result;
