@@ -169,7 +169,8 @@ struct Communicator::Impl
     }
 
     // Leaving on a failure: close our connections so that the others notice at once, and
-    // rank 0 keeps the store up until the others have read the diagnosis (at most 10 s).
+    // rank 0 keeps the store up until the others (those still joining too) have read the
+    // diagnosis (at most 10 s).
     void leave()
     {
         failed = true;
@@ -188,7 +189,11 @@ struct Communicator::Impl
                     std::this_thread::sleep_for(3 * kHeartbeat);
                     for (int k = 1; k < o.worldSize; ++k)
                         alive += store->add(key("alive", k), 0) != before[size_t(k - 1)] ? 1 : 0;
-                    if (store->add("dl2/left", 0) - 1 >= alive)
+                    // A rank still on its way (not joined yet) comes to read the error too.
+                    bool joined = true;
+                    for (int k = 1; k < o.worldSize; ++k)
+                        joined = joined && store->check({key("joined", k)});
+                    if (joined && store->add("dl2/left", 0) - 1 >= alive)
                         break;
                 }
             }
@@ -204,6 +209,55 @@ struct Communicator::Impl
         const std::string blame = diagnose();
         leave();
         throw Error("distributed training stopped: " + blame + " (" + what + ": " + message(cause) + ")");
+    }
+
+    // Every rank joined and read its inputs (dl2/ready/R), or one left an error, or the
+    // timeout passed: then the ranks that never joined, or joined but are not ready, are named.
+    void waitForRanks()
+    {
+        const auto deadline = Clock::now() + timeout;
+        auto ranksText = [](const std::vector<int> &ranks) {
+            std::string s = ranks.size() == 1 ? "rank" : "ranks";
+            for (size_t i = 0; i < ranks.size(); ++i)
+                s += (i ? ", " : " ") + std::to_string(ranks[i]);
+            return s;
+        };
+        std::string blame;
+        try {
+            store->set(key("ready", o.rank), bytes("1"));
+            while (blame.empty()) {
+                std::vector<int> absent, unready;
+                for (int k = 0; k < o.worldSize; ++k) {
+                    if (k == o.rank)
+                        continue;
+                    if (store->check({key("error", k)})) {
+                        blame = "rank " + std::to_string(k) + " stopped: " + text(store->get(key("error", k)));
+                        break;
+                    }
+                    if (!store->check({key("ready", k)}))
+                        (store->check({key("joined", k)}) ? unready : absent).push_back(k);
+                }
+                if (!blame.empty() || (absent.empty() && unready.empty()))
+                    break;
+                if (Clock::now() >= deadline) {
+                    const std::string t = std::to_string(int(o.timeoutSeconds)) + " s";
+                    if (!absent.empty())
+                        blame = ranksText(absent) + " did not join the rendezvous at " + where() + " within " + t +
+                                " (not started, another --master or --world-size, or it failed before connecting)";
+                    if (!unready.empty())
+                        blame += (blame.empty() ? "" : "; ") + ranksText(unready) +
+                                 " joined but did not finish reading its inputs within " + t;
+                    break;
+                }
+                std::this_thread::sleep_for(std::chrono::milliseconds(50));
+            }
+        } catch (const std::exception &) {
+            blame = "rank 0 is gone (the master " + where() + ", which holds the rendezvous store, does not answer)";
+        }
+        if (blame.empty())
+            return;
+        leave();
+        throw Error("distributed training stopped: " + blame);
     }
 
     template <typename T>
@@ -268,7 +322,8 @@ Communicator::~Communicator()
     m_impl->store.reset();
 }
 
-std::shared_ptr<Communicator> Communicator::connect(const DistributedOptions &options)
+std::shared_ptr<Communicator> Communicator::connect(const DistributedOptions &options,
+                                                    const std::function<void()> &prepare)
 {
     if (options.worldSize < 1)
         throw Error("--world-size must be at least 1");
@@ -290,7 +345,7 @@ std::shared_ptr<Communicator> Communicator::connect(const DistributedOptions &op
         so.port = std::uint16_t(options.masterPort);
         so.isServer = options.rank == 0;
         so.numWorkers = size_t(options.worldSize);
-        so.waitWorkers = true;
+        so.waitWorkers = false; // waitForRanks() below names the ranks that do not come
         so.timeout = impl->timeout;
         impl->store = c10::make_intrusive<c10d::TCPStore>(options.masterHost, so);
         c10d::TCPStoreOptions beat;
@@ -307,6 +362,25 @@ std::shared_ptr<Communicator> Communicator::connect(const DistributedOptions &op
                     "): " + message(e));
     }
     impl->startHeartbeat();
+    try {
+        impl->store->set(key("joined", options.rank), bytes("1"));
+    } catch (const std::exception &e) {
+        impl->stopHeartbeat();
+        throw Error("rendezvous at " + impl->where() + " failed: " + message(e));
+    }
+    if (prepare) {
+        try {
+            prepare();
+        } catch (const std::exception &e) {
+            try {
+                impl->store->set(key("error", options.rank), bytes(e.what()));
+            } catch (...) {
+            }
+            impl->leave();
+            throw;
+        }
+    }
+    impl->waitForRanks();
     try {
         auto go = c10d::ProcessGroupGloo::Options::create(impl->timeout);
         go->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(local));

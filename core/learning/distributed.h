@@ -11,12 +11,19 @@
 // counter in the store and, before it exits on an error of its own, leaves its message there;
 // a rank whose heartbeat stopped is reported dead, and when rank 0 (which holds the store)
 // is gone the store itself is unreachable, which names rank 0.
+//
+// Rendezvous in two steps, so that a rank with bad input is named too: every rank first joins
+// the store (key dl2/joined/R), then checks its inputs (connect's `prepare`); a rank whose
+// inputs fail leaves its error (dl2/error/R) and the others stop with "rank R stopped: ...";
+// a rank that never joins within the timeout is named as such. Only then does the Gloo
+// process group form.
 
 #include "policynetwork.h"
 #include "scenario.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,8 +47,11 @@ void parseMaster(const std::string &value, DistributedOptions &options, const st
 class Communicator
 {
 public:
-    // Rendezvous with the other ranks; throws dl2::Error on timeout or a bad address.
-    static std::shared_ptr<Communicator> connect(const DistributedOptions &options);
+    // Rendezvous with the other ranks; throws dl2::Error on timeout or a bad address. `prepare`
+    // (reading this rank's inputs) runs once this rank has joined the store: what it throws is
+    // left in the store for the others to report, then rethrown as it is.
+    static std::shared_ptr<Communicator> connect(const DistributedOptions &options,
+                                                 const std::function<void()> &prepare = {});
     ~Communicator();
     Communicator(const Communicator &) = delete;
     Communicator &operator=(const Communicator &) = delete;
