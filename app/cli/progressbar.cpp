@@ -33,8 +33,8 @@ std::string formatSeconds(double s)
 }
 } // namespace
 
-ProgressBar::ProgressBar(std::string label, long long total, std::string unit)
-    : m_label(std::move(label)), m_total(total), m_unit(std::move(unit)),
+ProgressBar::ProgressBar(std::string label, long long total, std::string unit, long long start)
+    : m_label(std::move(label)), m_total(total), m_start0(start), m_unit(std::move(unit)),
       m_tty(isatty(fileno(stderr)) != 0), m_start(std::chrono::steady_clock::now()),
       m_lastPrint(m_start), m_plainInterval(plainInterval())
 {
@@ -52,10 +52,16 @@ void ProgressBar::update(long long done, const std::string &extra)
     const double sinceLast = std::chrono::duration<double>(now - m_lastPrint).count();
     if (done < m_total && sinceLast < (m_tty ? 0.1 : m_plainInterval))
         return;
+    print(done, extra);
+}
+
+void ProgressBar::print(long long done, const std::string &extra)
+{
+    const auto now = std::chrono::steady_clock::now();
     m_lastPrint = now;
     m_lastDone = done;
     const double elapsed = std::chrono::duration<double>(now - m_start).count();
-    const double rate = elapsed > 0 ? done / elapsed : 0.0;
+    const double rate = elapsed > 0 ? double(done - m_start0) / elapsed : 0.0;
     const double eta = rate > 0 ? (m_total - done) / rate : -1;
     const double frac = m_total > 0 ? static_cast<double>(done) / m_total : 0.0;
     if (m_tty) {
@@ -81,6 +87,16 @@ void ProgressBar::finish(const std::string &extra)
     if (m_lastDone != m_total || !extra.empty())
         update(m_total, extra);
     if (m_tty && !m_finished)
+        std::fputc('\n', stderr);
+    m_finished = true;
+}
+
+void ProgressBar::stopAt(long long done, const std::string &extra)
+{
+    if (m_finished)
+        return;
+    print(done, extra);
+    if (m_tty)
         std::fputc('\n', stderr);
     m_finished = true;
 }

@@ -11,14 +11,20 @@ namespace dl2::cli {
 class ProgressBar
 {
 public:
-    ProgressBar(std::string label, long long total, std::string unit = "it");
+    // `start`: work already done before (a resumed training), left out of the rate.
+    ProgressBar(std::string label, long long total, std::string unit = "it", long long start = 0);
     ~ProgressBar();
     void update(long long done, const std::string &extra = {});
     void finish(const std::string &extra = {});
+    // Ends the bar where the work stopped early (Ctrl-C): `done` of the total, its real rate.
+    void stopAt(long long done, const std::string &extra = {});
 
 private:
+    void print(long long done, const std::string &extra);
+
     std::string m_label;
     long long m_total;
+    long long m_start0 = 0;
     std::string m_unit;
     bool m_tty;
     bool m_finished = false;

@@ -1,5 +1,6 @@
 // dl2 train sl|rl: supervised warm-up from a teacher, then reinforcement learning.
-// Ctrl-C stops cleanly: the last good (best-on-validation) checkpoint stays in place.
+// Ctrl-C stops cleanly: the last good (best-on-validation) checkpoint stays in place and the
+// latest state goes to CKPT.resume (checkpointwriter.h), which --resume continues from.
 // --world-size/--rank/--master run it as one rank of a distributed training (distributed.h);
 // --nproc N starts N local ranks of it and waits for them.
 #include "command.h"
@@ -7,6 +8,7 @@
 #include "progressbar.h"
 
 #include "checkpoint.h"
+#include "checkpointwriter.h"
 #include "distributed.h"
 #include "error.h"
 #include "learner.h"
@@ -28,6 +30,7 @@
 
 #include <atomic>
 #include <csignal>
+#include <functional>
 #include <cstdio>
 #include <memory>
 
@@ -53,7 +56,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
     p.addOption({opt("policy"), opt("Policy kind: dl2 (faithful) or dl2-plus (default dl2)."), opt("KIND"), opt("dl2")});
     p.addOption({opt("steps"), opt("Number of updates."), opt("N")});
     p.addOption({opt("seed"), opt("Seed of network initialisation and sampling (default 1)."), opt("N"), opt("1")});
-    p.addOption({{opt("o"), opt("output")}, opt("Checkpoint to write (best on validation)."), opt("CKPT")});
+    p.addOption({{opt("o"), opt("output")}, opt("Checkpoint to write (best on validation); CKPT.resume next to it holds the run's latest state, for --resume."), opt("CKPT")});
     p.addOption({opt("val-seeds"), opt("Validation trace seeds (default 100-109)."), opt("A-B"), opt("100-109")});
     p.addOption({opt("train-seed-base"), opt("First training trace seed (default 1000)."), opt("N"), opt("1000")});
     p.addOption({opt("validate-every"), opt("Validate every N updates."), opt("N")});
@@ -68,7 +71,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
                  opt("dl2-plus: add each job's gap to its fastest setting on the cluster's speed "
                      "model (the measured table) to its features (policyspec.h).")});
     p.addOption({opt("weights-only"), opt("Do not store the optimizer state (small files for shipping).")});
-    p.addOption({opt("resume"), opt("Continue the run that wrote this checkpoint: weights, optimizer state, step and random-number state (same options and world size)."), opt("CKPT")});
+    p.addOption({opt("resume"), opt("Continue the run that wrote this checkpoint from its latest state, CKPT.resume (rewritten at every validation, at the end and on Ctrl-C; CKPT itself when there is none): weights, optimizer state, step, random-number state, best so far, curves (same options, --steps may grow; same world size, except ES)."), opt("CKPT")});
     // Distributed training (README "Training on several machines").
     p.addOption({opt("world-size"), opt("Distributed: number of cooperating processes (ranks) on all hosts (default 1)."), opt("N"), opt("1")});
     p.addOption({opt("rank"), opt("Distributed: this process's rank, 0 to N-1; rank 0 holds the rendezvous store and alone writes the checkpoint and curves."), opt("R")});
@@ -245,25 +248,39 @@ void readCommonOptions(const QCommandLineParser &p, Options &o)
 }
 
 // Runs a trainer with a progress bar; Ctrl-C stops it cleanly (last good checkpoint kept).
-// Distributed: joins the other ranks first; only rank 0 shows progress and the result, an
-// error of this rank is left for the others to report.
+// Distributed: joins the other ranks' store first and reads this rank's inputs (`options`)
+// only then, so that bad input is reported to the others by rank; only rank 0 shows progress
+// and the result, an error of this rank is left for the others to report.
 template <typename Trainer, typename Options>
-int train(const char *label, Options o, const DistributedOptions &d)
+int train(const char *label, const std::function<Options()> &options, const DistributedOptions &d)
 {
     setTorchThreads(1);
     std::signal(SIGINT, onSigint);
     const bool lead = d.rank == 0;
+    Options o;
     try {
-        if (d.worldSize > 1)
-            o.comm = Communicator::connect(d);
+        if (d.worldSize > 1) {
+            auto comm = Communicator::connect(d, [&] { o = options(); });
+            o.comm = std::move(comm);
+        } else {
+            o = options();
+        }
         std::unique_ptr<ProgressBar> bar;
-        if (lead)
-            bar = std::make_unique<ProgressBar>(label, o.steps, "steps");
+        if (lead) {
+            long long first = 0; // a resumed run's rate counts its own updates only
+            if (!o.resume.empty())
+                first = readResumeCheckpoint(o.resume).info.resume.step;
+            bar = std::make_unique<ProgressBar>(label, o.steps, "steps", first);
+        }
         const TrainResult r = Trainer(o).run(bar ? progressTo(*bar) : TrainProgress(), &g_stop);
         if (o.comm)
             o.comm->finish();
-        if (bar)
-            bar->finish();
+        if (bar) {
+            if (r.cancelled)
+                bar->stopAt(r.lastStep, "stopped by Ctrl-C");
+            else
+                bar->finish();
+        }
         if (lead)
             printResult(r);
         else if (r.cancelled)
@@ -338,7 +355,8 @@ int runSl(const QStringList &args)
         return code;
     if (p.isSet(opt("from-audit")))
         return guarded("train sl --from-audit", [&] { return trainFromAuditCommand(p); });
-    return guarded("train sl", [&] {
+    // Every input but the distributed options, read after joining the others (train()).
+    const std::function<SlOptions()> read = [&] {
         SlOptions o;
         o.scenario = p.value(opt("scenario")).toStdString();
         scenarioByName(o.scenario);
@@ -384,9 +402,14 @@ int runSl(const QStringList &args)
             o.steps = parsePositiveInt(p, opt("steps"), 1, 100000000);
         o.seed = std::uint64_t(parsePositiveInt(p, opt("seed"), 0, 2000000000));
         readCommonOptions(p, o);
-        if (p.isSet(opt("nproc")))
+        return o;
+    };
+    return guarded("train sl", [&] {
+        if (p.isSet(opt("nproc"))) {
+            read(); // bad input fails here, once
             return launchLocalRanks(p, args);
-        return train<SlTrainer>("train sl", o, distributedFromOptions(p));
+        }
+        return train<SlTrainer>("train sl", read, distributedFromOptions(p));
     });
 }
 
@@ -419,7 +442,8 @@ int runRl(const QStringList &args)
     int code = 0;
     if (!parseOrExit(p, args, code))
         return code;
-    return guarded("train rl", [&] {
+    // Every input but the distributed options, read after joining the others (train()).
+    const std::function<RlOptions()> read = [&] {
         RlOptions o;
         o.scenario = p.value(opt("scenario")).toStdString();
         scenarioByName(o.scenario);
@@ -481,9 +505,14 @@ int runRl(const QStringList &args)
         if (p.isSet(opt("hash-every")))
             o.hashEvery = parsePositiveInt(p, opt("hash-every"), 1, 100000000);
         readCommonOptions(p, o);
-        if (p.isSet(opt("nproc")))
+        return o;
+    };
+    return guarded("train rl", [&] {
+        if (p.isSet(opt("nproc"))) {
+            read(); // bad input fails here, once
             return launchLocalRanks(p, args);
-        return train<RlTrainer>("train rl", o, distributedFromOptions(p));
+        }
+        return train<RlTrainer>("train rl", read, distributedFromOptions(p));
     });
 }
 
