@@ -8,10 +8,14 @@
 
 #include <QCoreApplication>
 
+#include <csignal>
 #include <cstdio>
 
 int main(int argc, char **argv)
 {
+    // A write to a peer that went away (a rank stopped with SIGSTOP and continued, a dropped
+    // connection) must fail as an error the run reports, not kill the process silently.
+    std::signal(SIGPIPE, SIG_IGN);
     QCoreApplication app(argc, argv);
     QCoreApplication::setApplicationName(QStringLiteral("dl2-train"));
     QCoreApplication::setApplicationVersion(QStringLiteral(DL2_VERSION));
