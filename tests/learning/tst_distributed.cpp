@@ -1,10 +1,11 @@
 // Distributed training on 127.0.0.1 (distributed.h, dl2 train --world-size/--rank/--master,
 // --nproc): the collectives themselves (two ranks as threads of this process), then whole
-// `dl2-train` processes: 3 actor-critic ranks keep equal weights and give bit-identical
-// checkpoints run after run, ES at world size 2 and 3 writes the single process's checkpoint,
-// a killed rank stops the others with one error naming it and leaves the checkpoint intact,
-// Ctrl-C on one rank stops all, --resume continues where the checkpoint was written; SL on
-// 2 ranks is deterministic too.
+// `dl2-train` processes: 3 actor-critic ranks of a run that really trains keep equal weights
+// and give bit-identical checkpoints run after run, ES at world size 2 and 3 writes the single
+// process's checkpoint, a rank with bad input or that never comes is named by the others, a
+// killed rank stops the others with one error naming it and leaves the checkpoint intact,
+// Ctrl-C on one rank stops all and keeps the latest state, --resume continues from the latest
+// state (CKPT.resume) and refuses another world size; SL on 2 ranks is deterministic too.
 #include "checkpoint.h"
 #include "distributed.h"
 #include "registerpolicies.h"
@@ -77,6 +78,16 @@ std::vector<std::string> onRanks(int world, const std::function<void(Communicato
     return errors;
 }
 
+bool sameWeights(const ParameterSet &a, const ParameterSet &b)
+{
+    if (a.size() != b.size())
+        return false;
+    for (const auto &[name, t] : a)
+        if (!b.count(name) || b.at(name).data != t.data)
+            return false;
+    return true;
+}
+
 struct Run
 {
     int code = -1;
@@ -91,6 +102,7 @@ class TestDistributed : public QObject
 
     QTemporaryDir m_dir;
     QString m_init; // a shipped dl2-plus policy with its stop bias sabotaged: ES has work to do
+    QString m_shipped; // the shipped dl2-plus policy: actor-critic from it improves at once
 
     QString path(const QString &name) const { return m_dir.path() + QLatin1Char('/') + name; }
 
@@ -101,6 +113,18 @@ class TestDistributed : public QObject
                 QStringLiteral("16,16"), QStringLiteral("--batch"), QStringLiteral("64"),
                 QStringLiteral("--critic-warmup"), QStringLiteral("3"), QStringLiteral("--val-seeds"),
                 QStringLiteral("100-101"), QStringLiteral("--timeout"), QStringLiteral("30")};
+    }
+    // A setting in which actor-critic really trains within a few updates: from the shipped
+    // dl2-plus policy, validation improves on the starting point (checked by the tests, which
+    // would otherwise compare step-0 checkpoints and prove nothing).
+    QStringList trainingActorCritic() const
+    {
+        return {QStringLiteral("rl"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                QStringLiteral("--init"), m_shipped, QStringLiteral("--batch"), QStringLiteral("64"),
+                QStringLiteral("--lr"), QStringLiteral("0.0005"), QStringLiteral("--critic-warmup"),
+                QStringLiteral("0"), QStringLiteral("--val-seeds"), QStringLiteral("100-101"),
+                QStringLiteral("--validate-every"), QStringLiteral("1"), QStringLiteral("--timeout"),
+                QStringLiteral("30")};
     }
     QStringList es() const
     {
@@ -156,6 +180,16 @@ private Q_SLOTS:
         sabotaged["policy.stop2.bias"].data[0] += 8.0f;
         m_init = path(QStringLiteral("sabotaged.dl2ckpt"));
         writeCheckpoint(m_init.toStdString(), shipped.spec, shipped.info, sabotaged);
+        m_shipped = path(QStringLiteral("shipped.dl2ckpt"));
+        writeCheckpoint(m_shipped.toStdString(), shipped.spec, shipped.info, *shipped.parameters);
+    }
+
+    // A trained checkpoint: its best is past step 0 and its weights moved from the start.
+    void verifyTrained(const QString &file)
+    {
+        const Checkpoint c = readCheckpoint(file.toStdString());
+        QVERIFY2(c.info.step > 0, qPrintable(file + QStringLiteral(": best at step 0, nothing trained")));
+        QVERIFY(!sameWeights(*c.parameters, *readCheckpoint(m_shipped.toStdString()).parameters));
     }
 
     // The collectives every rank relies on, and the weight check that must catch a difference.
@@ -217,13 +251,12 @@ private Q_SLOTS:
     }
 
     // 3 ranks compare their weight hashes after every update (a difference stops the run);
-    // the same seed and world size write the same bytes.
+    // the same seed and world size write the same bytes, of a run that did train.
     void actorCriticRanksAgree()
     {
-        const QStringList args = actorCritic() + QStringList{QStringLiteral("--steps"), QStringLiteral("12"),
-                                                             QStringLiteral("--validate-every"), QStringLiteral("6"),
-                                                             QStringLiteral("--hash-every"), QStringLiteral("1"),
-                                                             QStringLiteral("--nproc"), QStringLiteral("3")};
+        const QStringList args = trainingActorCritic() + QStringList{QStringLiteral("--steps"), QStringLiteral("8"),
+                                                                     QStringLiteral("--hash-every"), QStringLiteral("1"),
+                                                                     QStringLiteral("--nproc"), QStringLiteral("3")};
         const Run a = train(args + QStringList{QStringLiteral("-o"), path(QStringLiteral("ac-a.dl2ckpt"))});
         QVERIFY2(a.code == 0, qPrintable(a.err));
         const Run b = train(args + QStringList{QStringLiteral("-o"), path(QStringLiteral("ac-b.dl2ckpt"))});
@@ -231,11 +264,16 @@ private Q_SLOTS:
         const QByteArray ca = fileBytes(path(QStringLiteral("ac-a.dl2ckpt")));
         QVERIFY(!ca.isEmpty());
         QVERIFY(ca == fileBytes(path(QStringLiteral("ac-b.dl2ckpt"))));
+        const QByteArray ra = fileBytes(path(QStringLiteral("ac-a.dl2ckpt.resume")));
+        QVERIFY(!ra.isEmpty());
+        QVERIFY(ra == fileBytes(path(QStringLiteral("ac-b.dl2ckpt.resume"))));
+        verifyTrained(path(QStringLiteral("ac-a.dl2ckpt")));
         const Checkpoint c = readCheckpoint(path(QStringLiteral("ac-a.dl2ckpt")).toStdString());
         QVERIFY(c.hasOptimizer);
         QCOMPARE(c.info.resume.worldSize, 3);
-        // Only rank 0 wrote: one checkpoint, one set of curves, no stray files.
-        QCOMPARE(QDir(m_dir.path()).entryList({QStringLiteral("ac-a*")}, QDir::Files).size(), 3);
+        QCOMPARE(readCheckpoint(path(QStringLiteral("ac-a.dl2ckpt.resume")).toStdString()).info.resume.step, 8LL);
+        // Only rank 0 wrote: one checkpoint, its latest state, one set of curves, no strays.
+        QCOMPARE(QDir(m_dir.path()).entryList({QStringLiteral("ac-a*")}, QDir::Files).size(), 4);
     }
 
     // SL, data-parallel on 2 ranks: the same seed and world size write the same bytes.
@@ -279,8 +317,9 @@ private Q_SLOTS:
         QVERIFY(c.parameters->at("policy.stop2.bias").data != readCheckpoint(m_init.toStdString()).parameters->at("policy.stop2.bias").data);
     }
 
-    // ES resumed from an intermediate checkpoint (theta, Adam moments, random numbers, next
-    // trace seed) ends exactly where the uninterrupted run ends.
+    // --resume continues from CKPT.resume, the latest state (written at every validation and
+    // at the end), not from the best-on-validation checkpoint. ES resumed (theta, Adam
+    // moments, random numbers, next trace seed) ends exactly where the uninterrupted run ends.
     void resumeContinues()
     {
         const Run whole = train(es() + QStringList{QStringLiteral("--steps"), QStringLiteral("4"), QStringLiteral("-o"),
@@ -289,32 +328,116 @@ private Q_SLOTS:
         const Run part = train(es() + QStringList{QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("-o"),
                                                   path(QStringLiteral("part.dl2ckpt"))});
         QVERIFY2(part.code == 0, qPrintable(part.err));
-        const Checkpoint mid = readCheckpoint(path(QStringLiteral("part.dl2ckpt")).toStdString());
+        const Checkpoint mid = readCheckpoint(path(QStringLiteral("part.dl2ckpt.resume")).toStdString());
         QVERIFY(mid.info.resume.present);
-        QVERIFY2(mid.info.resume.step >= 1, "resuming from step 0 would prove nothing");
+        QCOMPARE(mid.info.resume.step, 2LL); // the latest state, whatever step was best
         const Run rest = train(es() + QStringList{QStringLiteral("--steps"), QStringLiteral("4"), QStringLiteral("--resume"),
                                                   path(QStringLiteral("part.dl2ckpt")), QStringLiteral("--nproc"),
                                                   QStringLiteral("2"), QStringLiteral("-o"), path(QStringLiteral("rest.dl2ckpt"))});
         QVERIFY2(rest.code == 0, qPrintable(rest.err));
-        QVERIFY(fileBytes(path(QStringLiteral("whole.dl2ckpt"))) == fileBytes(path(QStringLiteral("rest.dl2ckpt"))));
+        const QByteArray wholeState = fileBytes(path(QStringLiteral("whole.dl2ckpt.resume")));
+        QVERIFY(!wholeState.isEmpty());
+        QVERIFY(wholeState == fileBytes(path(QStringLiteral("rest.dl2ckpt.resume"))));
+        const Checkpoint wholeBest = readCheckpoint(path(QStringLiteral("whole.dl2ckpt")).toStdString());
+        if (wholeBest.info.step > 2) // the best came after the interruption: the same file
+            QVERIFY(fileBytes(path(QStringLiteral("whole.dl2ckpt"))) == fileBytes(path(QStringLiteral("rest.dl2ckpt"))));
+        else // the resumed run knows the best it has to beat and did not write a worse one
+            QVERIFY(!QFile::exists(path(QStringLiteral("rest.dl2ckpt"))));
 
-        // Actor-critic: the optimizer state and the step come back; the run goes on from there.
-        const QStringList ac = actorCritic() + QStringList{QStringLiteral("--validate-every"), QStringLiteral("5")};
-        Run r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("5"), QStringLiteral("-o"), path(QStringLiteral("ac5.dl2ckpt"))});
+        // Actor-critic in a setting that trains: stopped after 4 updates, resumed to 8. The
+        // optimizer state, step, random numbers and best come back from the latest state;
+        // the replay buffer and half-run traces start afresh (not bit-identical to an
+        // uninterrupted run), but the resumed run is deterministic.
+        const QStringList ac = trainingActorCritic();
+        Run r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("4"), QStringLiteral("-o"), path(QStringLiteral("ac4.dl2ckpt"))});
         QVERIFY2(r.code == 0, qPrintable(r.err));
-        const Checkpoint five = readCheckpoint(path(QStringLiteral("ac5.dl2ckpt")).toStdString());
-        r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--resume"),
-                                   path(QStringLiteral("ac5.dl2ckpt")), QStringLiteral("-o"), path(QStringLiteral("ac10.dl2ckpt"))});
-        QVERIFY2(r.code == 0, qPrintable(r.err));
-        const QByteArray curves = fileBytes(path(QStringLiteral("ac10.dl2ckpt.curves.csv")));
-        const QList<QByteArray> lines = curves.trimmed().split('\n');
-        QVERIFY(lines.size() >= 2);
-        QCOMPARE(lines[1].split(',')[0].toLongLong(), five.info.resume.step + 5); // validation at 10
+        verifyTrained(path(QStringLiteral("ac4.dl2ckpt")));
+        const Checkpoint four = readCheckpoint(path(QStringLiteral("ac4.dl2ckpt.resume")).toStdString());
+        QCOMPARE(four.info.resume.step, 4LL);
+        QVERIFY(four.hasOptimizer);
+        for (const QString &out : {QStringLiteral("ac8a.dl2ckpt"), QStringLiteral("ac8b.dl2ckpt")}) {
+            r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("8"), QStringLiteral("--resume"),
+                                       path(QStringLiteral("ac4.dl2ckpt")), QStringLiteral("-o"), path(out)});
+            QVERIFY2(r.code == 0, qPrintable(r.err));
+        }
+        // The curves go on from the interrupted run's: steps 0-4 from it, 5-8 from the resumed.
+        const QList<QByteArray> lines = fileBytes(path(QStringLiteral("ac8a.dl2ckpt.curves.csv"))).trimmed().split('\n');
+        QStringList steps;
+        for (qsizetype i = 1; i < lines.size(); ++i)
+            steps << QString::fromUtf8(lines[i].split(',')[0]);
+        QCOMPARE(steps.join(QLatin1Char(' ')), QStringLiteral("0 1 2 3 4 5 6 7 8"));
+        QCOMPARE(lines.mid(0, 6), fileBytes(path(QStringLiteral("ac4.dl2ckpt.curves.csv"))).trimmed().split('\n'));
+        const Checkpoint eight = readCheckpoint(path(QStringLiteral("ac8a.dl2ckpt.resume")).toStdString());
+        QCOMPARE(eight.info.resume.step, 8LL);
+        QVERIFY(!sameWeights(*eight.parameters, *four.parameters));
+        QVERIFY(fileBytes(path(QStringLiteral("ac8a.dl2ckpt.resume"))) == fileBytes(path(QStringLiteral("ac8b.dl2ckpt.resume"))));
+        // The world size is part of the state: resuming on 2 ranks is refused, naming both.
+        r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("8"), QStringLiteral("--resume"),
+                                   path(QStringLiteral("ac4.dl2ckpt")), QStringLiteral("--nproc"), QStringLiteral("2"),
+                                   QStringLiteral("-o"), path(QStringLiteral("ac8w.dl2ckpt"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("written by a run of world size 1, this run has world size 2")), qPrintable(r.err));
         // A weights-only file cannot be resumed: clear error.
         r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--resume"), m_init,
                                    QStringLiteral("-o"), path(QStringLiteral("bad.dl2ckpt"))});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(QStringLiteral("no actor-critic resume state")), qPrintable(r.err));
+    }
+
+    // A rank whose input is bad (here a missing --init) stops before the process group forms:
+    // the others name it and its error at once; a rank that never comes is named at the
+    // timeout.
+    void rankWithBadInputIsNamed()
+    {
+        const QString master = QStringLiteral("127.0.0.1:") + QString::number(freePort());
+        const QStringList base = actorCritic() + QStringList{QStringLiteral("--steps"), QStringLiteral("5"),
+                                                             QStringLiteral("--timeout"), QStringLiteral("20"),
+                                                             QStringLiteral("--world-size"), QStringLiteral("3"),
+                                                             QStringLiteral("--master"), master, QStringLiteral("-o"),
+                                                             path(QStringLiteral("badrank.dl2ckpt"))};
+        QElapsedTimer t;
+        t.start();
+        std::vector<std::unique_ptr<QProcess>> ranks;
+        for (int r = 0; r < 3; ++r) {
+            QStringList a = base + QStringList{QStringLiteral("--rank"), QString::number(r)};
+            if (r == 1)
+                a << QStringLiteral("--speed-table") << path(QStringLiteral("missing-speeds.csv"));
+            ranks.push_back(std::make_unique<QProcess>());
+            ranks.back()->start(QStringLiteral(DL2_TRAIN), a);
+        }
+        for (int r = 0; r < 3; ++r) {
+            QVERIFY(ranks[size_t(r)]->waitForFinished(30000));
+            QCOMPARE(ranks[size_t(r)]->exitCode(), 2);
+            const QString err = QString::fromUtf8(ranks[size_t(r)]->readAllStandardError());
+            QVERIFY2(err.contains(QStringLiteral("missing-speeds.csv")), qPrintable(err));
+            if (r != 1)
+                QVERIFY2(err.contains(QStringLiteral("rank ") + QString::number(r) +
+                                      QStringLiteral(": distributed training stopped: rank 1 stopped: ")),
+                         qPrintable(err));
+        }
+        qInfo("the other ranks stopped %.2f s after start (timeout 20 s)", double(t.elapsed()) / 1000.0);
+        QVERIFY2(t.elapsed() < 15000, "the bad rank must be reported at once, not at the timeout");
+        QVERIFY(!QFile::exists(path(QStringLiteral("badrank.dl2ckpt"))));
+
+        // World size 3, rank 2 never started: ranks 0 and 1 name it after the 3 s timeout.
+        const QString master2 = QStringLiteral("127.0.0.1:") + QString::number(freePort());
+        ranks.clear();
+        for (int r = 0; r < 2; ++r) {
+            ranks.push_back(std::make_unique<QProcess>());
+            ranks.back()->start(QStringLiteral(DL2_TRAIN),
+                                actorCritic() + QStringList{QStringLiteral("--steps"), QStringLiteral("5"),
+                                                            QStringLiteral("--timeout"), QStringLiteral("3"),
+                                                            QStringLiteral("--world-size"), QStringLiteral("3"),
+                                                            QStringLiteral("--master"), master2, QStringLiteral("--rank"),
+                                                            QString::number(r), QStringLiteral("-o"),
+                                                            path(QStringLiteral("absent.dl2ckpt"))});
+        }
+        for (int r = 0; r < 2; ++r) {
+            QVERIFY(ranks[size_t(r)]->waitForFinished(30000));
+            QCOMPARE(ranks[size_t(r)]->exitCode(), 2);
+            const QString err = QString::fromUtf8(ranks[size_t(r)]->readAllStandardError());
+            QVERIFY2(err.contains(QStringLiteral("rank 2 did not join the rendezvous at ") + master2), qPrintable(err));
+        }
     }
 
     // SIGKILL on rank 1 of 3: ranks 0 and 2 stop at once with one error naming rank 1, and
@@ -363,6 +486,15 @@ private Q_SLOTS:
         }
         QVERIFY(QString::fromUtf8(ranks[0]->readAllStandardOutput()).contains(QStringLiteral("(stopped by Ctrl-C)")));
         QVERIFY(readCheckpoint(out.toStdString()).parameters);
+        // The latest state is kept where the run stopped, and the progress shows that step
+        // (not 1000000/1000000 at an absurd rate).
+        const Checkpoint latest = readCheckpoint(QString(out + QStringLiteral(".resume")).toStdString());
+        QVERIFY(latest.info.resume.step > 0);
+        const QString progress = QString::fromUtf8(ranks[0]->readAllStandardError());
+        QVERIFY2(progress.contains(QString::number(latest.info.resume.step) + QStringLiteral("/1000000 ")) &&
+                     progress.contains(QStringLiteral("stopped by Ctrl-C")) &&
+                     !progress.contains(QStringLiteral("1000000/1000000")),
+                 qPrintable(progress));
     }
 };
 
