@@ -210,8 +210,13 @@ void printResult(const TrainResult &r)
     if (r.studentSlots > 0)
         std::printf("training slots: %lld acted on by the teacher, %lld by the student (DAgger)\n",
                     r.teacherSlots, r.studentSlots);
-    if (!r.checkpoint.empty())
-        std::printf("checkpoint %s (curves: %s.curves.csv/.json)\n", r.checkpoint.c_str(), r.checkpoint.c_str());
+    if (!r.checkpoint.empty() && QFileInfo::exists(QString::fromStdString(r.checkpoint)))
+        std::printf("checkpoint %s (curves: %s.curves.csv/.json); latest state %s.resume\n",
+                    r.checkpoint.c_str(), r.checkpoint.c_str(), r.checkpoint.c_str());
+    else if (!r.checkpoint.empty()) // a resumed run that never beat the best it inherited
+        std::printf("no validation beat the resumed run's best (step %lld): %s not written; "
+                    "curves %s.curves.csv/.json, latest state %s.resume\n",
+                    r.bestStep, r.checkpoint.c_str(), r.checkpoint.c_str(), r.checkpoint.c_str());
 }
 
 TrainProgress progressTo(ProgressBar &bar)

@@ -391,7 +391,7 @@ private Q_SLOTS:
     {
         const QString master = QStringLiteral("127.0.0.1:") + QString::number(freePort());
         const QStringList base = actorCritic() + QStringList{QStringLiteral("--steps"), QStringLiteral("5"),
-                                                             QStringLiteral("--timeout"), QStringLiteral("20"),
+                                                             QStringLiteral("--timeout"), QStringLiteral("90"),
                                                              QStringLiteral("--world-size"), QStringLiteral("3"),
                                                              QStringLiteral("--master"), master, QStringLiteral("-o"),
                                                              path(QStringLiteral("badrank.dl2ckpt"))};
@@ -405,8 +405,9 @@ private Q_SLOTS:
             ranks.push_back(std::make_unique<QProcess>());
             ranks.back()->start(QStringLiteral(DL2_TRAIN), a);
         }
+        // Well before the 90 s timeout: the message below comes from the store, not a timeout.
         for (int r = 0; r < 3; ++r) {
-            QVERIFY(ranks[size_t(r)]->waitForFinished(30000));
+            QVERIFY(ranks[size_t(r)]->waitForFinished(60000));
             QCOMPARE(ranks[size_t(r)]->exitCode(), 2);
             const QString err = QString::fromUtf8(ranks[size_t(r)]->readAllStandardError());
             QVERIFY2(err.contains(QStringLiteral("missing-speeds.csv")), qPrintable(err));
@@ -415,8 +416,7 @@ private Q_SLOTS:
                                       QStringLiteral(": distributed training stopped: rank 1 stopped: ")),
                          qPrintable(err));
         }
-        qInfo("the other ranks stopped %.2f s after start (timeout 20 s)", double(t.elapsed()) / 1000.0);
-        QVERIFY2(t.elapsed() < 15000, "the bad rank must be reported at once, not at the timeout");
+        qInfo("every rank stopped %.2f s after the start (timeout 90 s)", double(t.elapsed()) / 1000.0);
         QVERIFY(!QFile::exists(path(QStringLiteral("badrank.dl2ckpt"))));
 
         // World size 3, rank 2 never started: ranks 0 and 1 name it after the 3 s timeout.
@@ -480,8 +480,9 @@ private Q_SLOTS:
                                 3);
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out), 60000);
         ::kill(pid_t(ranks[2]->processId()), SIGINT);
+        // Well before the 90 s timeout: the message below comes from the store, not a timeout.
         for (int r = 0; r < 3; ++r) {
-            QVERIFY(ranks[size_t(r)]->waitForFinished(30000));
+            QVERIFY(ranks[size_t(r)]->waitForFinished(60000));
             QCOMPARE(ranks[size_t(r)]->exitCode(), 0);
         }
         QVERIFY(QString::fromUtf8(ranks[0]->readAllStandardOutput()).contains(QStringLiteral("(stopped by Ctrl-C)")));
