@@ -1,6 +1,6 @@
 // The agent's gRPC requests: an in-process dl2-agent (simulated dl2-small cluster, bearer
-// token, loopback) receives the raw request bytes of the input for one of its six methods
-// (first byte), exactly as a client on the network could send them; gRPC's decoding, the
+// token, loopback) receives the raw request bytes of the input for one of its seven methods
+// (first byte modulo 7; bit 7 sends a wrong token), exactly as a client on the network could send them; gRPC's decoding, the
 // handlers and the backend must answer with a status, never crash. WatchEvents runs without
 // `follow` (a following stream only ends when the client goes away).
 #include "agentserver.h"
@@ -37,7 +37,9 @@ struct Agent
 const char *const kMethods[] = {
     "/dl2.agent.v1.ClusterAgent/Health",      "/dl2.agent.v1.ClusterAgent/GetSnapshot",
     "/dl2.agent.v1.ClusterAgent/WatchEvents", "/dl2.agent.v1.ClusterAgent/Apply",
-    "/dl2.agent.v1.ClusterAgent/AdvanceSlot", "/dl2.agent.v1.ClusterAgent/GetApplied"};
+    "/dl2.agent.v1.ClusterAgent/AdvanceSlot", "/dl2.agent.v1.ClusterAgent/GetApplied",
+    "/dl2.agent.v1.ClusterAgent/GetHistory"};
+constexpr int kMethodCount = int(sizeof kMethods / sizeof kMethods[0]);
 
 } // namespace
 
@@ -46,7 +48,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     static Agent agent;
     if (size == 0)
         return 0;
-    const int method = data[0] % 6;
+    const int method = data[0] % kMethodCount;
     std::string request = dl2::fuzz::bytes(data + 1, size - 1);
     if (method == 2) {
         dl2::agent::v1::WatchEventsRequest watch;
