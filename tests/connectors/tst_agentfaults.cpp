@@ -458,6 +458,54 @@ private Q_SLOTS:
         }
         QCOMPARE(proposed, r.summary.value(QStringLiteral("proposed")).toInt());
         QVERIFY(withProbability > 0);
+        // The events CSV has them too, in its last two columns, on the proposals only.
+        {
+            QProcess a;
+            a.start(binary("DL2_CLI"), QStringList{QStringLiteral("audit"), dir() + QStringLiteral("/audit.db"),
+                                                   QStringLiteral("--csv")});
+            a.waitForFinished(30'000);
+            const QList<QByteArray> lines = a.readAllStandardOutput().trimmed().split('\n');
+            QCOMPARE(lines.front(), QByteArray("seq,time,decision_id,job,kind,actor,before,after,detail,"
+                                               "probability,value"));
+            auto fields = [](const QByteArray &line) { // RFC 4180: quoted fields, "" inside
+                QStringList out{QString()};
+                bool quoted = false;
+                for (qsizetype i = 0; i < line.size(); ++i) {
+                    const char c = line[i];
+                    if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
+                        out.back() += QLatin1Char('"'), ++i;
+                    else if (c == '"')
+                        quoted = !quoted;
+                    else if (c == ',' && !quoted)
+                        out << QString();
+                    else
+                        out.back() += QLatin1Char(c);
+                }
+                return out;
+            };
+            std::map<qint64, QJsonObject> bySeq;
+            for (const auto &v : audit({}).value(QStringLiteral("events")).toArray())
+                bySeq[qint64(v.toObject().value(QStringLiteral("seq")).toDouble())] = v.toObject();
+            int rows = 0, withValue = 0;
+            for (qsizetype i = 1; i < lines.size(); ++i) {
+                const QStringList f = fields(lines[i]);
+                QCOMPARE(f.size(), qsizetype(11));
+                const QJsonObject e = bySeq.at(f[0].toLongLong());
+                QCOMPARE(f[4], e.value(QStringLiteral("kind")).toString());
+                for (const auto &[column, key] : {std::pair{9, "probability"}, std::pair{10, "value"}}) {
+                    const QString k = QString::fromLatin1(key);
+                    QCOMPARE(f[column].isEmpty(), !e.contains(k));
+                    if (e.contains(k)) {
+                        const double json = e.value(k).toDouble(), csv = f[column].toDouble();
+                        QVERIFY2(qAbs(csv - json) <= 1e-3 * qAbs(json) + 1e-12, qPrintable(f[column]));
+                    }
+                }
+                withValue += f[10].isEmpty() ? 0 : 1;
+                ++rows;
+            }
+            QCOMPARE(rows, int(bySeq.size()));
+            QCOMPARE(withValue, proposed);
+        }
         const QJsonArray decisions =
             audit({QStringLiteral("--decisions")}).value(QStringLiteral("decisions")).toArray();
         QCOMPARE(decisions.size(), proposed);

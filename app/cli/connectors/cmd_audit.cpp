@@ -192,14 +192,20 @@ int runAudit(const QStringList &args)
             return 0;
         }
         if (csv)
-            std::printf("seq,time,decision_id,job,kind,actor,before,after,detail\n");
+            std::printf("seq,time,decision_id,job,kind,actor,before,after,detail,probability,"
+                        "value\n");
         for (const auto &e : events) {
-            if (csv)
-                std::printf("%lld,%s,%s,%d,%s,%s,%s,%s,%s\n", static_cast<long long>(e.seq),
+            if (csv) {
+                // The policy's probability and V(s) belong to the proposal, as in the JSON.
+                const bool proposed = e.kind == "proposed";
+                std::printf("%lld,%s,%s,%d,%s,%s,%s,%s,%s,%s,%s\n", static_cast<long long>(e.seq),
                             e.time.c_str(), csvField(e.decisionId).c_str(), e.job,
                             csvField(e.kind).c_str(), csvField(e.actor).c_str(),
                             csvField(e.before).c_str(), csvField(e.after).c_str(),
-                            csvField(e.detail).c_str());
+                            csvField(e.detail).c_str(),
+                            proposed ? optionalText(e.probability).c_str() : "",
+                            proposed ? optionalText(e.value).c_str() : "");
+            }
             else {
                 std::string detail = e.detail.empty() ? "" : "  " + e.detail;
                 if (e.kind == "proposed" && (e.probability || e.value))
