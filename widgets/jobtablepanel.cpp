@@ -3,6 +3,7 @@
 #include "jobfilterproxymodel.h"
 #include "jobtablemodel.h"
 #include "progressdelegate.h"
+#include "tablefit.h"
 
 #include <QComboBox>
 #include <QHBoxLayout>
@@ -48,7 +49,6 @@ JobTablePanel::JobTablePanel(JobTableModel *model, QWidget *parent)
     m_view->setAlternatingRowColors(true);
     m_view->setWordWrap(false);
     m_view->verticalHeader()->hide();
-    m_view->verticalHeader()->setDefaultSectionSize(m_view->fontMetrics().height() + 6);
     // Sized once per load, not on every slot (ResizeToContents re-measures all rows each update).
     m_view->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     // The source columns (imported traces) only when some job has them.
@@ -61,6 +61,7 @@ JobTablePanel::JobTablePanel(JobTableModel *model, QWidget *parent)
     connect(m_proxy, &QAbstractItemModel::modelReset, m_view, &QTableView::resizeColumnsToContents);
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setItemDelegateForColumn(JobTableModel::ProgressColumn, new ProgressDelegate(this));
+    fitTableToFont(m_view); // and again at presentation mode's larger font
 
     connect(m_state, &QComboBox::currentIndexChanged, this,
             [this] { m_proxy->setStateFilter(static_cast<F>(m_state->currentData().toInt())); });
