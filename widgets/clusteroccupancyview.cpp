@@ -23,6 +23,7 @@ constexpr Level kLevels[] = {{true, 3},   {true, 5},   {true, 8},   {false, 3},
                              {false, 4},  {false, 5},  {false, 6},  {false, 8},
                              {false, 10}, {false, 13}, {false, 16}, {false, 20}};
 constexpr int kLevelCount = sizeof(kLevels) / sizeof(kLevels[0]);
+constexpr int kHeatLevels = 3; // the first levels are heat-map tiles
 constexpr int kMargin = 6;
 
 QColor blend(const QColor &a, const QColor &b, double t)
@@ -81,10 +82,8 @@ void ClusterOccupancyView::setSnapshot(const dl2::SlotSnapshot &snapshot)
                 }
         }
     }
-    if (resized) {
-        m_fitPending = !m_userZoom;
+    if (resized)
         relayout();
-    }
     viewport()->update();
 }
 
@@ -118,15 +117,24 @@ void ClusterOccupancyView::setSelectedJob(int jobId)
     viewport()->update();
 }
 
+void ClusterOccupancyView::setHintsShown(bool on)
+{
+    if (m_hints == on)
+        return;
+    m_hints = on;
+    viewport()->update();
+}
+
 bool ClusterOccupancyView::heatMapMode() const
 {
     return m_level >= 0 && kLevels[m_level].heat;
 }
 
-ClusterOccupancyView::Geometry ClusterOccupancyView::geometryFor(int level, int width) const
+ClusterOccupancyView::Geometry ClusterOccupancyView::geometryFor(bool heat, int px, int width,
+                                                                 bool labels) const
 {
     Geometry g;
-    const Level l = kLevels[std::clamp(level, 0, kLevelCount - 1)];
+    const Level l{heat, px};
     const QFontMetrics fm(font());
     g.cell = l.px;
     g.header = fm.height() + 8;
@@ -134,7 +142,7 @@ ClusterOccupancyView::Geometry ClusterOccupancyView::geometryFor(int level, int 
         g.nodeW = 2 * l.px + 2;
         g.nodeH = l.px + 2;
     } else {
-        g.label = l.px >= 8 ? fm.horizontalAdvance(QStringLiteral("0000")) + 4 : 0;
+        g.label = labels && l.px >= 8 ? fm.horizontalAdvance(QStringLiteral("0000")) + 4 : 0;
         const int gap = std::max(2, l.px / 2);
         g.nodeW = g.label + 2 * m_slots * l.px + gap + std::max(8, 2 * l.px);
         g.nodeH = l.px + (l.px >= 6 ? 2 : 1);
@@ -147,41 +155,76 @@ ClusterOccupancyView::Geometry ClusterOccupancyView::geometryFor(int level, int 
 
 void ClusterOccupancyView::zoomToFit()
 {
-    const QSize vp = viewport()->size();
-    int best = 0;
-    for (int level = 0; level < kLevelCount; ++level) {
-        const Geometry g = geometryFor(level, vp.width());
-        if (g.content.height() <= vp.height() && g.content.width() <= vp.width() + 1)
-            best = level;
-    }
     m_userZoom = false;
-    applyZoomLevel(best);
+    relayout();
+    viewport()->update();
+}
+
+void ClusterOccupancyView::fitToViewport()
+{
+    // The largest cells with which every node fits: the heat-map levels, then slot detail at
+    // any whole pixel size (not only the zoom steps', so a tall viewport is filled, not left
+    // half empty by the jump from one step to the next).
+    // Node numbers when they fit too; larger cells without them beat smaller ones with them.
+    const QSize vp = viewport()->size();
+    auto fits = [&](bool heat, int px, bool labels) {
+        const Geometry g = geometryFor(heat, px, vp.width(), labels);
+        return g.content.height() <= vp.height() && g.content.width() <= vp.width() + 1;
+    };
+    int level = 0, px = kLevels[0].px;
+    bool labels = true;
+    for (int i = 0; i < kLevelCount && kLevels[i].heat; ++i)
+        if (fits(true, kLevels[i].px, true)) {
+            level = i;
+            px = kLevels[i].px;
+        }
+    const int firstDetail = kHeatLevels;
+    for (int p = kLevels[firstDetail].px; p <= kLevels[kLevelCount - 1].px; ++p) {
+        const bool withLabels = fits(false, p, true);
+        if (!withLabels && !fits(false, p, false))
+            continue;
+        px = p;
+        labels = withLabels;
+        level = firstDetail;
+        while (level + 1 < kLevelCount && kLevels[level + 1].px <= p)
+            ++level;
+    }
+    m_level = level;
+    m_px = px;
+    m_labels = labels;
 }
 
 void ClusterOccupancyView::setZoomLevel(int level)
 {
-    m_userZoom = true; // an explicit zoom survives new runs; zoomToFit() ends it
+    m_userZoom = true; // an explicit zoom survives new runs and resizes; zoomToFit() ends it
     applyZoomLevel(level);
+}
+
+void ClusterOccupancyView::zoomOut()
+{
+    // From a fitted size between two steps, the step below it first.
+    setZoomLevel(m_level >= 0 && m_px > kLevels[m_level].px ? m_level : m_level - 1);
 }
 
 void ClusterOccupancyView::applyZoomLevel(int level)
 {
     level = std::clamp(level, 0, kLevelCount - 1);
     m_level = level;
-    m_fitPending = false;
+    m_px = kLevels[level].px;
+    m_labels = true;
     relayout();
     viewport()->update();
 }
 
 void ClusterOccupancyView::relayout()
 {
-    if (m_fitPending && viewport()->width() > 0 && m_nodes > 0) {
-        zoomToFit();
-        return;
-    }
-    if (m_level < 0)
+    if (!m_userZoom && viewport()->width() > 0 && m_nodes > 0)
+        fitToViewport();
+    if (m_level < 0) {
         m_level = 6;
-    m_geo = geometryFor(m_level, viewport()->width());
+        m_px = kLevels[m_level].px;
+    }
+    m_geo = geometryFor(kLevels[m_level].heat, m_px, viewport()->width(), m_labels);
     verticalScrollBar()->setRange(0, std::max(0, m_geo.content.height() - viewport()->height()));
     verticalScrollBar()->setPageStep(viewport()->height());
     verticalScrollBar()->setSingleStep(m_geo.nodeH * 3);
@@ -264,13 +307,14 @@ int ClusterOccupancyView::nodeAt(const QPoint &pos, int *resource, int *slot) co
 void ClusterOccupancyView::paintHeader(QPainter &p, const Geometry &g) const
 {
     p.setPen(palette().color(QPalette::WindowText));
-    const QString text =
-        heatMapMode()
-            ? tr("%1 nodes · tile = node: CPU | GPU load · Ctrl+wheel: zoom in").arg(m_nodes)
-            : tr("%1 nodes · row = node: %2 CPU | %2 GPU slots · colour = job, pale = PS · "
-                 "Ctrl+wheel: zoom")
-                  .arg(m_nodes)
-                  .arg(m_slots);
+    QString text = heatMapMode()
+                       ? tr("%1 nodes · tile = node: CPU | GPU load").arg(m_nodes)
+                       : tr("%1 nodes · row = node: %2 CPU | %2 GPU slots · colour = job, "
+                            "pale = PS")
+                             .arg(m_nodes)
+                             .arg(m_slots);
+    if (m_hints) // what the mouse does: not on a slide or in a video
+        text += heatMapMode() ? tr(" · Ctrl+wheel: zoom in") : tr(" · Ctrl+wheel: zoom");
     const QRect box(kMargin, 0, viewport()->width() - 2 * kMargin, g.header);
     p.drawText(box, Qt::AlignVCenter | Qt::AlignLeft,
                p.fontMetrics().elidedText(text, Qt::ElideRight, box.width()));

@@ -37,8 +37,19 @@ public:
     int zoomLevel() const { return m_level; }
     void setZoomLevel(int level);
     void zoomIn() { setZoomLevel(m_level + 1); }
-    void zoomOut() { setZoomLevel(m_level - 1); }
+    void zoomOut();
+    // Every node in view at the largest cells that allow it, again after each resize or font
+    // change, until setZoomLevel() (Ctrl+wheel, +/-) picks a zoom step.
     void zoomToFit();
+    bool isFitted() const { return !m_userZoom; }
+    // Cell size in pixels (slot cell, or heat-map tile): a zoom step's, or between two when
+    // fitted.
+    int cellSize() const { return m_px; }
+    // Size of everything drawn (legend strip and every node) at the current cell size.
+    QSize contentSize() const { return m_geo.content; }
+    // The header's "Ctrl+wheel: zoom" (off in presentation mode and exports).
+    void setHintsShown(bool on);
+    bool hintsShown() const { return m_hints; }
     // Centre of a node in viewport coordinates (tests, keyboard navigation).
     QPoint nodeCenter(int node) const;
     int nodeAt(const QPoint &viewportPos, int *resource = nullptr, int *slot = nullptr) const;
@@ -69,7 +80,8 @@ private:
         int header = 0; // legend strip height
         QSize content;
     };
-    Geometry geometryFor(int level, int viewportWidth) const;
+    Geometry geometryFor(bool heat, int px, int viewportWidth, bool labels) const;
+    void fitToViewport();
     void relayout();
     void applyZoomLevel(int level);
     QColor jobColor(int jobId) const;
@@ -85,9 +97,11 @@ private:
     std::unordered_map<int, int> m_jobIndex;
     int m_selectedJob = -1;
     int m_snapshotSlot = -1;
-    int m_level = -1; // -1: fit on next layout
-    bool m_fitPending = true;
-    bool m_userZoom = false;
+    int m_level = -1;        // zoom step (kLevels); -1 until the first layout
+    int m_px = 0;            // cell size: the step's, or larger when fitted between steps
+    bool m_labels = true;    // node numbers beside the rows (cells of 8 px and more)
+    bool m_userZoom = false; // false: fitted to the viewport on every layout
+    bool m_hints = true;
     Geometry m_geo;
     QPoint m_pressPos;
     QPoint m_pressScroll;

@@ -75,6 +75,19 @@ void JobSpeedPlot::setTimeline(const std::vector<SlotSummary> &timeline, int cur
     rebuild();
 }
 
+QString JobSpeedPlot::message() const
+{
+    return m_plot->message();
+}
+
+void JobSpeedPlot::setHintsShown(bool on)
+{
+    if (m_hints == on)
+        return;
+    m_hints = on;
+    rebuild();
+}
+
 void JobSpeedPlot::rebuild()
 {
     m_plot->clearGraphs();
@@ -127,8 +140,9 @@ void JobSpeedPlot::rebuild()
         ++plotted;
     }
     m_plot->legend->setVisible(plotted > 0);
-    m_plot->setMessage(plotted == 0 ? tr("Select jobs in the Jobs table or the cluster view")
-                                    : QString());
+    m_plot->setMessage(plotted > 0 ? QString()
+                       : m_hints   ? tr("Select jobs in the Jobs table or the cluster view")
+                                   : tr("No job selected"));
     // Zoom on the selected jobs' lifetime so far (the run-wide range would squash them).
     int first = m_current, lastShown = 0;
     for (int jobId : std::as_const(m_selected)) {

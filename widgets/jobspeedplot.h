@@ -27,6 +27,10 @@ public:
     QList<int> selectedJobs() const { return m_selected; }
     void setTimeline(const std::vector<SlotSummary> &timeline, int currentSlot, int lastSlot);
     Plot *plot() const { return m_plot; }
+    // With no job selected, "Select jobs in…" (on) or just "No job selected" (presentation
+    // mode and exports, where nobody can click).
+    void setHintsShown(bool on);
+    QString message() const; // the empty state's text over the plot; empty when jobs are plotted
 
 private:
     void rebuild();
@@ -40,6 +44,7 @@ private:
     const std::vector<SlotSummary> *m_timeline = nullptr;
     int m_current = -1;
     int m_last = 0;
+    bool m_hints = true;
 };
 
 } // namespace dl2console

@@ -67,6 +67,11 @@ void Plot::setMessage(const QString &text)
     m_message->setVisible(!text.isEmpty());
 }
 
+QString Plot::message() const
+{
+    return m_message && m_message->visible() ? m_message->text() : QString();
+}
+
 void Plot::setTitle(const QString &text)
 {
     if (!m_title) {

@@ -33,6 +33,7 @@ public:
     void setCursorSlot(double slot);
     // Centred grey message over the plot area (empty states); empty text hides it.
     void setMessage(const QString &text);
+    QString message() const;
     // Moves the legend into a borderless row above the plot (never covers data).
     void placeLegendAbove();
     // A bold title row on top of everything.
