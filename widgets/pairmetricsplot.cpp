@@ -39,6 +39,15 @@ void PairMetricsPlot::setPolicies(const QString &left, const QString &right)
     m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void PairMetricsPlot::setLegendInTwoRows(bool on)
+{
+    // Legend items in graph order: both utilisations, then both cumulative JCTs.
+    m_plot->legend->setWrap(on ? 2 : kGraphs);
+    m_plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    m_plot->updateGeometry(); // its minimum width follows the legend's
+    m_plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
 void PairMetricsPlot::restyle()
 {
     for (int side = 0; side < 2; ++side) {

@@ -22,6 +22,9 @@ public:
     void setTimelines(const std::vector<SlotSummary> &left, const std::vector<SlotSummary> &right,
                       int pairSlot, int lastSlot);
     Plot *plot() const { return m_plot; }
+    // The legend in two rows (utilisation, cumulative JCT), not one: narrower, so a slide's
+    // larger font leaves the jobs table beside the plot its width.
+    void setLegendInTwoRows(bool on);
     // Graphs: 0/1 GPU utilisation of left/right, 2/3 cumulative JCT of left/right.
     static constexpr int kGraphs = 4;
     QVector<QPointF> points(int graph) const;

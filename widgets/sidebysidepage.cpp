@@ -5,6 +5,7 @@
 #include "lockstepreplay.h"
 #include "pairjobtablemodel.h"
 #include "pairmetricsplot.h"
+#include "tablefit.h"
 #include "timelinescrubber.h"
 #include "viewrefresher.h"
 
@@ -64,6 +65,8 @@ SideBySidePage::SideBySidePage(QWidget *parent)
     m_vertical->setStretchFactor(0, 3);
     m_vertical->setStretchFactor(1, 2);
     layout->addWidget(m_vertical, 1);
+    m_vertical->installEventFilter(this); // presentation: sized in proportion on resize
+    m_bottom->installEventFilter(this);
 
     // The page lives in the main window's tabs: it must not raise the window's minimum size
     // (its splitters squeeze the views in a window that small).
@@ -160,7 +163,10 @@ QWidget *SideBySidePage::buildSide(int side)
     v->setSpacing(2);
     auto *header = m_headers[side] = new QLabel(panel);
     header->setTextFormat(Qt::RichText);
-    header->setWordWrap(true); // never widens the window: wraps instead
+    // One line that never widens the window: refreshHeaders() leaves out what does not fit.
+    header->setWordWrap(false);
+    header->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    header->installEventFilter(this); // re-fitted on resize and font change
     header->setObjectName(side == 0 ? QStringLiteral("leftHeader") : QStringLiteral("rightHeader"));
     auto *view = m_views[side] = new ClusterOccupancyView(panel);
     view->setObjectName(side == 0 ? QStringLiteral("leftCluster") : QStringLiteral("rightCluster"));
@@ -193,7 +199,6 @@ QWidget *SideBySidePage::buildJobs()
     m_jobView->setAlternatingRowColors(true);
     m_jobView->setWordWrap(false);
     m_jobView->verticalHeader()->hide();
-    m_jobView->verticalHeader()->setDefaultSectionSize(m_jobView->fontMetrics().height() + 6);
     m_jobView->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
     // What the two policies do is the point: those columns always fit their text (measured on
     // at most the header's resizeContentsPrecision rows, so large traces stay cheap).
@@ -203,6 +208,7 @@ QWidget *SideBySidePage::buildJobs()
     m_jobView->horizontalHeader()->setStretchLastSection(true);
     connect(m_jobProxy, &QAbstractItemModel::modelReset, m_jobView,
             &QTableView::resizeColumnsToContents);
+    fitTableToFont(m_jobView); // and again at presentation mode's larger font
     v->addWidget(m_jobView, 1);
     connect(m_jobFilter, &QComboBox::currentIndexChanged, this, [this] {
         m_jobProxy->setFilter(static_cast<F>(m_jobFilter->currentData().toInt()));
@@ -235,6 +241,10 @@ void SideBySidePage::connectReplay()
         });
     m_refresher->add(m_jobsPanel, [this] {
         m_jobModel->setSnapshots(m_replay->shownSnapshot(0), m_replay->shownSnapshot(1));
+        if (m_presenting) { // every column whole in every frame of a video
+            growColumnsToContents();
+            arrangeForPresentation();
+        }
     });
     m_refresher->add(m_plot, [this] {
         m_plot->setTimelines(m_replay->session(0)->timeline(), m_replay->session(1)->timeline(),
@@ -350,32 +360,137 @@ void SideBySidePage::setControlsVisible(bool on)
     m_controls->setVisible(on);
 }
 
+void SideBySidePage::setPresenting(bool on)
+{
+    if (on == m_presenting)
+        return;
+    if (on) {
+        m_verticalSizes = m_vertical->sizes();
+        m_bottomSizes = m_bottom->sizes();
+    }
+    m_presenting = on;
+    setControlsVisible(!on);
+    for (ClusterOccupancyView *v : m_views)
+        v->setHintsShown(!on);
+    m_plot->setLegendInTwoRows(on);
+    // What the two policies do is the point of a slide; the model and arrival are in the
+    // captions when they matter (arrived / finished).
+    m_jobView->setColumnHidden(PairJobTableModel::ModelColumn, on);
+    m_jobView->setColumnHidden(PairJobTableModel::ArrivalColumn, on);
+    if (on) {
+        m_tableNeed = 0;
+        arrangeForPresentation();
+    } else {
+        m_vertical->setSizes(m_verticalSizes);
+        m_bottom->setSizes(m_bottomSizes);
+    }
+}
+
+void SideBySidePage::arrangeForPresentation()
+{
+    if (!m_presenting)
+        return;
+    // Half the height for the cluster views (they fit their nodes to it), half for the table
+    // and plot, whose rows would otherwise be a handful at a slide's font.
+    const int h = m_vertical->height();
+    if (h > 0 && m_clusterRow->isVisibleTo(this) && m_bottom->isVisibleTo(this))
+        m_vertical->setSizes({h / 2, h - h / 2});
+    // The table as wide as its columns (at most 3/5 of the width), the plot the rest.
+    const int w = m_bottom->width() - m_bottom->handleWidth();
+    if (w > 0 && m_jobsPanel->isVisibleTo(this) && m_plot->isVisibleTo(this)) {
+        const QHeaderView *header = m_jobView->horizontalHeader();
+        const QAbstractItemView *view = m_jobView; // sizeHintForColumn is public here
+        // Frame and vertical scroll bar: as laid out, or as they will be.
+        int need = std::max(
+            m_jobView->width() - m_jobView->viewport()->width(),
+            2 * m_jobView->frameWidth() +
+                m_jobView->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_jobView));
+        int last = -1; // the last visible column, which stretches
+        for (int v = header->count() - 1; v >= 0 && last < 0; --v)
+            if (!header->isSectionHidden(header->logicalIndex(v)))
+                last = header->logicalIndex(v);
+        for (int c = 0; c < PairJobTableModel::ColumnCount; ++c)
+            if (!m_jobView->isColumnHidden(c))
+                need += c == last ? std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c))
+                                  : m_jobView->columnWidth(c);
+        // Only wider while presenting: a video's table does not jump back and forth.
+        m_tableNeed = std::max(m_tableNeed, need);
+        const int table = std::min(m_tableNeed, w * 3 / 5);
+        m_bottom->setSizes({table, w - table});
+    }
+}
+
+void SideBySidePage::growColumnsToContents()
+{
+    const QHeaderView *header = m_jobView->horizontalHeader();
+    const QAbstractItemView *view = m_jobView;
+    for (int c = 0; c < PairJobTableModel::ColumnCount; ++c) {
+        if (m_jobView->isColumnHidden(c))
+            continue;
+        const int want = std::max(view->sizeHintForColumn(c), header->sectionSizeHint(c));
+        if (m_jobView->columnWidth(c) < want)
+            m_jobView->setColumnWidth(c, want);
+    }
+}
+
+QString SideBySidePage::headerText(int side, int width, QString *full) const
+{
+    const dl2::SlotSnapshot &s = m_replay->shownSnapshot(side);
+    const QString name = policy(side);
+    const QString head = QStringLiteral("<span style=\"color:%1\">&#9632;</span> <b>%2</b> &nbsp;")
+                             .arg(m_plot->policyColor(side).name(), name.toHtmlEscaped());
+    *full = name;
+    if (s.slot < 0)
+        return head;
+    // Longest first; the last one is shown however narrow the header.
+    QStringList variants;
+    const double jct = PairMetricsPlot::cumulativeJct(m_replay->session(side)->timeline(), s.slot);
+    const QString jctText = QString::number(jct, 'f', 0);
+    if (s.slot < m_replay->currentSlot()) {
+        variants << tr("every job done at slot %1 · cumulative JCT %2 job-slots")
+                        .arg(s.slot)
+                        .arg(jctText)
+                 << tr("every job done at slot %1 · cumulative JCT %2").arg(s.slot).arg(jctText)
+                 << tr("all done at slot %1 · JCT %2").arg(s.slot).arg(jctText);
+    } else {
+        const QString slot = tr("slot %1").arg(s.slot);
+        const QString running = tr("%1 running").arg(s.running);
+        const QString queued = tr("%1 queued").arg(s.queued);
+        const QString done = tr("%1 done").arg(s.finished);
+        const QString gpu =
+            tr("GPU %1 %")
+                .arg(100.0 * s.utilisation[static_cast<int>(dl2::Resource::Gpu)], 0, 'f', 0);
+        const QString cumulative = tr("cumulative JCT %1").arg(jctText);
+        const QString dot = QStringLiteral(" · ");
+        variants << QStringList{slot, running, queued, done, gpu, cumulative}.join(dot)
+                 << QStringList{slot, running, done, gpu, cumulative}.join(dot)
+                 << QStringList{slot, done, gpu, cumulative}.join(dot)
+                 << QStringList{slot, done, cumulative}.join(dot)
+                 << QStringList{done, cumulative}.join(dot);
+    }
+    *full = name + QStringLiteral("  ") + variants.front();
+    const QLabel *label = m_headers[side];
+    const QFontMetrics fm(label->font());
+    QFont boldFont = label->font();
+    boldFont.setBold(true);
+    const int used = fm.horizontalAdvance(QStringLiteral("\u25A0 ")) +
+                     QFontMetrics(boldFont).horizontalAdvance(name) +
+                     fm.horizontalAdvance(QStringLiteral("  ")) + fm.averageCharWidth();
+    QString chosen = variants.back();
+    for (const QString &v : std::as_const(variants))
+        if (used + fm.horizontalAdvance(v) <= width) {
+            chosen = v;
+            break;
+        }
+    return head + chosen.toHtmlEscaped();
+}
+
 void SideBySidePage::refreshHeaders()
 {
     for (int side = 0; side < 2; ++side) {
-        const dl2::SlotSnapshot &s = m_replay->shownSnapshot(side);
-        const QColor c = m_plot->policyColor(side);
-        QString text = QStringLiteral("<span style=\"color:%1\">&#9632;</span> <b>%2</b>")
-                           .arg(c.name(), policy(side).toHtmlEscaped());
-        if (s.slot >= 0) {
-            const double jct =
-                PairMetricsPlot::cumulativeJct(m_replay->session(side)->timeline(), s.slot);
-            const double gpu = 100.0 * s.utilisation[static_cast<int>(dl2::Resource::Gpu)];
-            if (s.slot < m_replay->currentSlot())
-                text += tr(" &nbsp;every job done at slot %1 · cumulative JCT %2 job-slots")
-                            .arg(s.slot)
-                            .arg(jct, 0, 'f', 0);
-            else
-                text += tr(" &nbsp;slot %1 · %2 running · %3 queued · %4 done · GPU %5 % · "
-                           "cumulative JCT %6")
-                            .arg(s.slot)
-                            .arg(s.running)
-                            .arg(s.queued)
-                            .arg(s.finished)
-                            .arg(gpu, 0, 'f', 0)
-                            .arg(jct, 0, 'f', 0);
-        }
-        m_headers[side]->setText(text);
+        QString full;
+        m_headers[side]->setText(headerText(side, m_headers[side]->contentsRect().width(), &full));
+        m_headers[side]->setToolTip(full);
     }
 }
 
@@ -427,13 +542,22 @@ void SideBySidePage::onTableSelection()
     selectJob(rows.front().data(PairJobTableModel::JobIdRole).toInt());
 }
 
+bool SideBySidePage::eventFilter(QObject *watched, QEvent *event)
+{
+    const QEvent::Type t = event->type();
+    if ((watched == m_headers[0] || watched == m_headers[1]) &&
+        (t == QEvent::Resize || t == QEvent::FontChange))
+        refreshHeaders();
+    else if ((watched == m_vertical || watched == m_bottom) && t == QEvent::Resize)
+        arrangeForPresentation();
+    return QWidget::eventFilter(watched, event);
+}
+
 void SideBySidePage::changeEvent(QEvent *event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::FontChange) { // presentation mode: columns for the new font
-        m_jobView->verticalHeader()->setDefaultSectionSize(m_jobView->fontMetrics().height() + 6);
-        m_jobView->resizeColumnsToContents();
-    }
+    if (event->type() == QEvent::FontChange) // after the table re-fitted its columns
+        arrangeForPresentation();
 }
 
 void SideBySidePage::showEvent(QShowEvent *event)

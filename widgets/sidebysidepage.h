@@ -49,6 +49,11 @@ public:
     // One caption per policy for the pair slot on display (presentation mode, export).
     QList<CaptionBar::Line> captionLines() const;
     void setControlsVisible(bool on); // policy pickers, playback bar, scrubber
+    // Presentation mode and exports: no controls (the pickers, the playback bar, the jobs
+    // filter), no mouse hints, the jobs table without its Model and Arrival columns and with
+    // the room to show its other columns whole; off restores the page.
+    void setPresenting(bool on);
+    bool isPresenting() const { return m_presenting; }
 
     void selectJob(int jobId); // -1 clears
     int selectedJob() const { return m_selected; }
@@ -73,6 +78,7 @@ Q_SIGNALS:
     void selectionChanged(int jobId);
 
 protected:
+    bool eventFilter(QObject *watched, QEvent *event) override;
     void changeEvent(QEvent *event) override;
     void showEvent(QShowEvent *event) override;
     void hideEvent(QHideEvent *event) override;
@@ -84,6 +90,11 @@ private:
     void connectReplay();
     void onLoaded();
     void refreshHeaders();
+    // The header of one side, as much of it as fits `width` pixels on one line.
+    QString headerText(int side, int width, QString *full) const;
+    void arrangeForPresentation();
+    // Presenting: each column widened to the rows on display when they need more.
+    void growColumnsToContents();
     void onTableSelection();
 
     LockstepReplay *m_replay;
@@ -109,6 +120,9 @@ private:
             *m_first = nullptr, *m_last = nullptr;
     int m_selected = -1;
     bool m_selecting = false;
+    bool m_presenting = false;
+    QList<int> m_verticalSizes, m_bottomSizes; // before presenting
+    int m_tableNeed = 0; // presenting: the widest the jobs table's columns needed so far
 };
 
 } // namespace dl2console

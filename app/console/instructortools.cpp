@@ -3,13 +3,14 @@
 #include "clusteroccupancyview.h"
 #include "consolesession.h"
 #include "exportreplaydialog.h"
+#include "jobspeedplot.h"
 #include "lockstepreplay.h"
 #include "mainwindow.h"
 #include "replayexporter.h"
 #include "scheduler.h"
+#include "sessiontoolbar.h"
 #include "settings.h"
 #include "sidebysidepage.h"
-#include "sessiontoolbar.h"
 #include "slotcaption.h"
 #include "videowriter.h"
 #include "viewrefresher.h"
@@ -19,8 +20,8 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QElapsedTimer>
-#include <QLayout>
 #include <QFileInfo>
+#include <QLayout>
 #include <QMenu>
 #include <QMenuBar>
 #include <QPainter>
@@ -87,9 +88,16 @@ InstructorTools::InstructorTools(MainWindow *window, QTabWidget *tabs, Settings 
     connect(m_presentation, &PresentationMode::activeChanged, this, [this](bool active) {
         m_presentAction->setChecked(active);
         m_tabs->tabBar()->setVisible(!active); // the slide shows one page
+        // What the mouse does is no help on a slide or in a video.
+        m_window->occupancyView()->setHintsShown(!active);
+        m_window->jobSpeedPlot()->setHintsShown(!active);
         if (!active) {
-            m_page->setControlsVisible(true);
+            m_page->setPresenting(false);
             m_page->setSectionsVisible(SideBySidePage::sectionNames());
+            for (const auto &[view, level] : std::as_const(m_zoomBefore))
+                if (view && level >= 0)
+                    view->setZoomLevel(level);
+            m_zoomBefore.clear();
         }
     });
     buildMenus();
@@ -238,6 +246,8 @@ PresentationMode::Controls InstructorTools::controls() const
 void InstructorTools::enterPresentation(const QStringList &views, bool fullScreen,
                                         double fontScale, bool captions)
 {
+    if (m_presentation->isActive())
+        m_presentation->leave(); // restores the page and the zoom it saved
     if (!sideBySideShown() && m_tabs->currentWidget() != m_window->occupancyView())
         m_tabs->setCurrentWidget(m_window->occupancyView()); // the comparison has no replay
     PresentationMode::Options o;
@@ -250,11 +260,20 @@ void InstructorTools::enterPresentation(const QStringList &views, bool fullScree
             if (SideBySidePage::sectionNames().contains(v))
                 sections << v;
         m_page->setSectionsVisible(sections.isEmpty() ? SideBySidePage::sectionNames() : sections);
-        m_page->setControlsVisible(false);
+        m_page->setPresenting(true);
     } else {
         for (const QString &v : views)
             if (!dockOf(v).isEmpty())
                 o.docks << dockOf(v);
+    }
+    // Every node on the slide, in cells as large as the screen allows (re-fitted as the
+    // window takes its presentation size); the user's zoom comes back on leave.
+    m_zoomBefore.clear();
+    for (ClusterOccupancyView *v :
+         {m_window->occupancyView(), m_page->occupancy(0), m_page->occupancy(1)}) {
+        m_zoomBefore << qMakePair(QPointer<ClusterOccupancyView>(v),
+                                  v->isFitted() ? -1 : v->zoomLevel());
+        v->zoomToFit();
     }
     m_presentation->setControls(controls());
     m_presentation->enter(o);
@@ -328,15 +347,7 @@ bool InstructorTools::exportReplay(const ExportRequest &request, ReplayExporter 
     m_window->layout()->activate();
     settleViews();
     m_window->resize(size);
-    settleViews();
-    // Cluster views fitted to their size in the frame (not to the window they had before).
-    if (pair) {
-        m_page->occupancy(0)->zoomToFit();
-        m_page->occupancy(1)->zoomToFit();
-    } else {
-        m_window->occupancyView()->zoomToFit();
-    }
-    settleViews();
+    settleViews(); // the cluster views fit themselves to their size in the frame
 
     ReplayExporter::Range range{request.fileName, request.firstSlot, last, request.fps};
     ReplayExporter::Source source;

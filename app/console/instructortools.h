@@ -7,6 +7,7 @@
 #include "presentationmode.h"
 
 #include <QObject>
+#include <QPointer>
 #include <QSize>
 #include <QStringList>
 
@@ -16,6 +17,7 @@ class QTabWidget;
 
 namespace dl2console {
 
+class ClusterOccupancyView;
 class MainWindow;
 class ReplayExporter;
 class Settings;
@@ -81,6 +83,8 @@ private:
     QAction *m_exportAction = nullptr;
     QMenu *m_viewsMenu = nullptr;
     QSize m_lastRenderSize;
+    // Zoom steps the user chose before presentation mode fitted the cluster views (-1: fitted).
+    QList<QPair<QPointer<ClusterOccupancyView>, int>> m_zoomBefore;
 };
 
 } // namespace dl2console
