@@ -3,21 +3,31 @@
 // APNG; single replay and side by side); bad arguments fail with a message and no file; the
 // GUI path can be cancelled (no file) and leaves the window as it was. Presentation mode hides
 // the bars and the unchosen docks, enlarges the fonts, captions the slot, steps with the keys
-// alone and restores everything on Esc.
+// alone and restores everything on Esc. At the larger font of a slide or a video, tables
+// still show every job id whole, the side-by-side table its columns and the headers their
+// line, no view tells what the mouse does, and the cluster view fills the room it has.
 
 #include "captionbar.h"
+#include "clusteroccupancyview.h"
 #include "consolefixture.h"
 #include "instructortools.h"
+#include "jobspeedplot.h"
+#include "jobtablemodel.h"
+#include "jobtablepanel.h"
 #include "lockstepreplay.h"
+#include "pairjobtablemodel.h"
 #include "presentationmode.h"
 #include "replayexporter.h"
 #include "scheduler.h"
 #include "sessiontoolbar.h"
 #include "sidebysidepage.h"
 #include "videodecode.h"
+#include "viewrefresher.h"
 
 #include <QDir>
 #include <QDockWidget>
+#include <QHeaderView>
+#include <QLabel>
 #include <QMenuBar>
 #include <QProcess>
 #include <QStatusBar>
@@ -25,6 +35,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolBar>
 
 using namespace dl2console;
@@ -42,6 +53,9 @@ private Q_SLOTS:
     void guiExportCancelLeavesNoFile();
     void presentationMode();
     void presentationSideBySide();
+    void presentationFitsTheSlide();
+    void exportFramesFitTheirFont();
+    void pairExportFitsTheFrame();
 };
 
 namespace {
@@ -81,6 +95,71 @@ double meanDifference(const QImage &a, const QImage &b)
             ++n;
         }
     return n ? sum / n : 0.0;
+}
+// Empty when every job id in `column` shows whole: the column is at least as wide as the
+// colour swatch beside the widest id's text at the view's font, and as the view's own measure
+// of what the column needs; else what is missing. Ids of two digits and more must be there.
+QString idsCutOff(const QTableView *view, int column)
+{
+    const QFontMetrics fm(view->font());
+    QString widest;
+    for (int row = 0; row < view->model()->rowCount(); ++row) {
+        const QString text = view->model()->index(row, column).data().toString();
+        if (fm.horizontalAdvance(text) > fm.horizontalAdvance(widest))
+            widest = text;
+    }
+    if (widest.size() < 2)
+        return QStringLiteral("no job id of two digits listed (widest '%1')").arg(widest);
+    const int swatch = view->style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, view);
+    const QAbstractItemView *asItemView = view; // sizeHintForColumn is public here
+    const int need =
+        std::max(fm.horizontalAdvance(widest) + swatch, asItemView->sizeHintForColumn(column));
+    if (view->columnWidth(column) < need)
+        return QStringLiteral("job %1 at %2 pt needs %3 px; the column is %4 px")
+            .arg(widest)
+            .arg(view->font().pointSizeF())
+            .arg(need)
+            .arg(view->columnWidth(column));
+    return {};
+}
+
+// Empty when every column not hidden ends inside the table's viewport.
+QString columnsCutOff(const QTableView *view)
+{
+    const QHeaderView *header = view->horizontalHeader();
+    QStringList cut;
+    for (int c = 0; c < header->count(); ++c)
+        if (!view->isColumnHidden(c) &&
+            header->sectionViewportPosition(c) + header->sectionSize(c) > view->viewport()->width())
+            cut << view->model()->headerData(c, Qt::Horizontal).toString();
+    return cut.isEmpty() ? QString()
+                         : QStringLiteral("cut off at %1 px: %2")
+                               .arg(view->viewport()->width())
+                               .arg(cut.join(QStringLiteral(", ")));
+}
+
+// Empty when the label shows its whole rich text on one line.
+QString headerCutOff(const QLabel *label)
+{
+    QTextDocument doc;
+    doc.setDefaultFont(label->font());
+    doc.setDocumentMargin(0);
+    doc.setHtml(label->text());
+    const int lines = label->height() / QFontMetrics(label->font()).lineSpacing();
+    if (doc.idealWidth() > label->contentsRect().width() || lines > 1)
+        return QStringLiteral("'%1': %2 px of text in %3 px, %4 lines")
+            .arg(doc.toPlainText())
+            .arg(doc.idealWidth())
+            .arg(label->contentsRect().width())
+            .arg(lines);
+    return {};
+}
+
+// How much of its viewport the cluster view's nodes fill, along the side they fill best.
+double clusterFill(const ClusterOccupancyView *view)
+{
+    const QSize content = view->contentSize(), vp = view->viewport()->size();
+    return std::max(double(content.height()) / vp.height(), double(content.width()) / vp.width());
 }
 } // namespace
 
@@ -363,6 +442,142 @@ void TestReplayExport::presentationSideBySide()
     QTest::keyClick(window.get(), Qt::Key_Escape);
     QTRY_VERIFY(!tools->presentation()->isActive());
     QVERIFY(page->jobView()->isVisible());
+}
+
+void TestReplayExport::presentationFitsTheSlide()
+{
+    QTemporaryDir dir;
+    Settings settings(dir.filePath(QStringLiteral("s.ini")));
+    std::unique_ptr<MainWindow> window;
+    test::openConsole(window, &settings, QSize(1300, 850));
+    if (QTest::currentTestFailed())
+        return;
+    ConsoleSession *session = window->session();
+    session->seek(20);
+    QVERIFY(session->waitForSlot(20));
+    window->refresher()->flush();
+    QTableView *jobs = window->jobPanel()->view();
+    ClusterOccupancyView *cluster = window->occupancyView();
+    cluster->setZoomLevel(3); // a user's zoom: presentation fits anyway, and gives it back
+    const qreal fontBefore = jobs->font().pointSizeF();
+    QVERIFY(cluster->hintsShown());
+
+    InstructorTools *tools = window->instructorTools();
+    tools->enterPresentation({QStringLiteral("jobs"), QStringLiteral("speed")}, false, 1.5);
+    QCoreApplication::processEvents();
+    QCOMPARE(jobs->font().pointSizeF(), fontBefore * 1.5);
+    const QString cut = idsCutOff(jobs, JobTableModel::IdColumn);
+    QVERIFY2(cut.isEmpty(), qPrintable(cut));
+    QVERIFY(!cluster->hintsShown());
+    QVERIFY(cluster->isFitted());
+    // Every node in view, and the nodes fill most of the height or width of the view.
+    QVERIFY(cluster->contentSize().height() <= cluster->viewport()->height());
+    QVERIFY2(clusterFill(cluster) > 0.8, qPrintable(QString::number(clusterFill(cluster))));
+    QCOMPARE(window->jobSpeedPlot()->message(), u"No job selected"_qs);
+
+    tools->presentation()->leave();
+    QVERIFY(cluster->hintsShown());
+    QCOMPARE(cluster->zoomLevel(), 3);
+    QVERIFY(!cluster->isFitted());
+    QCOMPARE(window->jobSpeedPlot()->message(),
+             u"Select jobs in the Jobs table or the cluster view"_qs);
+    QCOMPARE(jobs->font().pointSizeF(), fontBefore);
+}
+
+void TestReplayExport::exportFramesFitTheirFont()
+{
+    QTemporaryDir dir;
+    Settings settings(dir.filePath(QStringLiteral("s.ini")));
+    std::unique_ptr<MainWindow> window;
+    test::openConsole(window, &settings, QSize(1300, 850));
+    if (QTest::currentTestFailed())
+        return;
+    // On display before the export (as when exporting from the GUI): the table was sized at
+    // the normal font, and the first frame brings no new job to size it again.
+    window->session()->seek(18);
+    QVERIFY(window->session()->waitForSlot(18));
+    window->refresher()->flush();
+    InstructorTools::ExportRequest request;
+    request.fileName = dir.filePath(QStringLiteral("jobs.apng"));
+    request.firstSlot = 18;
+    request.lastSlot = 20;
+    request.size = QSize(1280, 720);
+    request.views = {QStringLiteral("jobs")};
+    request.fontScale = 1.5;
+    ReplayExporter exporter;
+    // What each frame showed, checked while the window is in its export state.
+    QStringList problems;
+    int checked = 0;
+    connect(&exporter, &ReplayExporter::progress, this, [&](int done, int total) {
+        if (done < 1 || done > total)
+            return;
+        ++checked;
+        QTableView *jobs = window->jobPanel()->view();
+        if (jobs->font().pointSizeF() <= QApplication::font().pointSizeF())
+            problems << QStringLiteral("frame %1 at the normal font").arg(done);
+        if (const QString cut = idsCutOff(jobs, JobTableModel::IdColumn); !cut.isEmpty())
+            problems << QStringLiteral("frame %1: %2").arg(done).arg(cut);
+        if (window->occupancyView()->hintsShown())
+            problems << QStringLiteral("frame %1: Ctrl+wheel hint").arg(done);
+    });
+    QVERIFY2(window->instructorTools()->exportReplay(request, &exporter),
+             qPrintable(exporter.error()));
+    QCOMPARE(checked, 3);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
+    QVERIFY(window->occupancyView()->hintsShown()); // back after the export
+}
+
+void TestReplayExport::pairExportFitsTheFrame()
+{
+    QTemporaryDir dir;
+    Settings settings(dir.filePath(QStringLiteral("s.ini")));
+    std::unique_ptr<MainWindow> window;
+    test::openConsole(window, &settings, QSize(1300, 850));
+    if (QTest::currentTestFailed())
+        return;
+    InstructorTools *tools = window->instructorTools();
+    SideBySidePage *page = tools->sideBySidePage();
+    page->setPolicyPair(QStringLiteral("drf"), QStringLiteral("srtf"));
+    tools->showSideBySide();
+    QVERIFY(page->replay()->waitForSlot(0));
+    InstructorTools::ExportRequest request;
+    request.fileName = dir.filePath(QStringLiteral("pair.gif"));
+    request.firstSlot = 20;
+    request.lastSlot = 21;
+    request.size = QSize(1280, 720); // the CLI's default
+    request.views = SideBySidePage::sectionNames();
+    ReplayExporter exporter;
+    QStringList problems;
+    int checked = 0, rows = 0;
+    connect(&exporter, &ReplayExporter::progress, this, [&](int done, int total) {
+        if (done < 1 || done > total)
+            return;
+        ++checked;
+        QTableView *table = page->jobView();
+        for (const QString &cut :
+             {idsCutOff(table, PairJobTableModel::IdColumn), columnsCutOff(table),
+              headerCutOff(page->findChild<QLabel *>(u"leftHeader"_qs)),
+              headerCutOff(page->findChild<QLabel *>(u"rightHeader"_qs))})
+            if (!cut.isEmpty())
+                problems << QStringLiteral("frame %1: %2").arg(done).arg(cut);
+        for (int c :
+             {PairJobTableModel::LeftProgressColumn, PairJobTableModel::RightProgressColumn})
+            if (table->isColumnHidden(c))
+                problems << QStringLiteral("frame %1: no progress column %2").arg(done).arg(c);
+        for (int side : {0, 1})
+            if (page->occupancy(side)->hintsShown())
+                problems << QStringLiteral("frame %1: Ctrl+wheel hint").arg(done);
+        rows = table->viewport()->height() / table->verticalHeader()->defaultSectionSize();
+    });
+    QVERIFY2(tools->exportReplay(request, &exporter), qPrintable(exporter.error()));
+    QCOMPARE(checked, 2);
+    QVERIFY2(problems.isEmpty(), qPrintable(problems.join(u'\n')));
+    // The audit's 1280x720 frame listed 7 jobs; a slide's table shows more of them.
+    QVERIFY2(rows >= 10, qPrintable(QString::number(rows)));
+    // Back to the page as it was: its controls, every column.
+    QVERIFY(!page->isPresenting());
+    QVERIFY(!page->jobView()->isColumnHidden(PairJobTableModel::ModelColumn));
+    QVERIFY(page->occupancy(0)->hintsShown());
 }
 
 QTEST_MAIN(TestReplayExport)
