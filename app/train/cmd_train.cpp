@@ -328,8 +328,19 @@ int trainFromAuditCommand(const QCommandLineParser &p)
     setTorchThreads(1);
     std::signal(SIGINT, onSigint);
     ProgressBar bar("train sl --from-audit", o.steps, "steps");
-    const AuditSlReport r = trainFromAudit(o, progressTo(bar), &g_stop);
-    bar.finish();
+    long long last = 0; // every update reports: where Ctrl-C stopped it
+    const TrainProgress show = progressTo(bar);
+    const AuditSlReport r = trainFromAudit(
+        o,
+        [&](long long step, long long total, const CurvePoint &p) {
+            last = step;
+            show(step, total, p);
+        },
+        &g_stop);
+    if (g_stop && last < o.steps)
+        bar.stopAt(last, "stopped by Ctrl-C");
+    else
+        bar.finish();
     std::printf("%s", r.toText().c_str());
     return 0;
 #else
