@@ -479,6 +479,13 @@ private Q_SLOTS:
                                                             QStringLiteral("-o"), out},
                                 3);
         QTRY_VERIFY_WITH_TIMEOUT(QFile::exists(out), 60000);
+        // A rank ignores SIGPIPE: a write to a peer that went away (after SIGSTOP/SIGCONT)
+        // is an error it reports, not a silent death with exit 141.
+        const QByteArray status = fileBytes(QStringLiteral("/proc/%1/status").arg(ranks[1]->processId()));
+        const qsizetype at = status.indexOf("SigIgn:");
+        QVERIFY(at >= 0);
+        const qulonglong ignored = status.mid(at + 7, status.indexOf('\n', at) - at - 7).trimmed().toULongLong(nullptr, 16);
+        QVERIFY2(ignored & (1ULL << (SIGPIPE - 1)), status.constData());
         ::kill(pid_t(ranks[2]->processId()), SIGINT);
         // Well before the 90 s timeout: the message below comes from the store, not a timeout.
         for (int r = 0; r < 3; ++r) {
