@@ -35,7 +35,9 @@ void refitTable(QTableView *view)
 void fitTableToFont(QTableView *view)
 {
     view->installEventFilter(new FontFitter(view));
-    refitTable(view);
+    // Only the row height now: measuring the columns here would polish the view and its
+    // headers before they are in the window (the columns are sized on each model reset).
+    view->verticalHeader()->setDefaultSectionSize(view->fontMetrics().height() + 6);
 }
 
 } // namespace dl2console

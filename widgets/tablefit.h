@@ -11,7 +11,8 @@ namespace dl2console {
 
 // Row height for the view's font, then every visible column resized to its contents.
 void refitTable(QTableView *view);
-// refitTable() now and on every later font change of the view (an event filter it owns).
+// The row height for the font now, refitTable() on every later font change of the view (an
+// event filter it owns).
 void fitTableToFont(QTableView *view);
 
 } // namespace dl2console
