@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <functional>
 #include <sstream>
 
@@ -208,6 +209,14 @@ void Trace::validate(const ProfileSet &profiles, const std::string &origin) cons
                         " out of range 0..1000000");
         if (!std::isfinite(j.epochs) || j.epochs <= 0 || j.epochs > 1e12)
             throw Error(where() + ": epochs must be a positive number, got " + formatNumber(j.epochs));
+        if (j.epochs < kMinTraceEpochs) {
+            char value[32];
+            std::snprintf(value, sizeof value, "%.3g", j.epochs);
+            throw Error(where() +
+                        (j.source.id.empty() ? std::string() : " (source id '" + j.source.id + "')") +
+                        ": epochs " + value + " is absurdly small (below 1e-9): the job would be "
+                        "instant; was it made from a failed (near-zero) speed?");
+        }
         if (j.estimatedEpochs && (!std::isfinite(*j.estimatedEpochs) || *j.estimatedEpochs <= 0))
             throw Error(where() + ": estimated_epochs must be positive, got " +
                         formatNumber(*j.estimatedEpochs));

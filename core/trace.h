@@ -57,6 +57,12 @@ struct TraceCluster
 
 enum class TraceFormat { Auto, Binary, Text, Csv };
 
+// The fewest epochs a job may have. A real job is at least a fraction of a step: with the
+// slowest measured speed (~0.5 steps/s) and the longest epoch (780 steps), a 1-second job is
+// ~6e-4 epochs. Less is a job made from a speed that is no speed (a failed measurement's
+// ~1e-16) or a unit mix-up, and it would finish within a slot whatever the schedule.
+inline constexpr double kMinTraceEpochs = 1e-9;
+
 struct Trace
 {
     std::string name;
@@ -67,7 +73,7 @@ struct Trace
     std::optional<TraceCluster> cluster{};
     std::string source{};                // where it was imported from, when it was
 
-    // Checks ids unique, arrival >= 0, epochs > 0 and finite, models known, source fields
+    // Checks ids unique, arrival >= 0, epochs finite in [kMinTraceEpochs, 1e12], models known, source fields
     // sane; throws dl2::Error naming `origin` and the job.
     void validate(const ProfileSet &profiles, const std::string &origin) const;
     int lastArrival() const;

@@ -24,6 +24,7 @@ const std::string kBeforeFrom = "before-from";
 const std::string kAfterTo = "after-to";
 const std::string kBeforeOrigin = "before-origin";
 const std::string kOverMaxJobs = "over-max-jobs";
+const std::string kTooShort = "too-short";
 
 // --- Mapping -------------------------------------------------------------------------------
 
@@ -291,6 +292,13 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
                 classes.back().push_back(*index);
     }
 
+    // Each profile's best speed on the measured grid: a speed below a tiny fraction of it is a
+    // failed measurement (the table keeps them, ~1e-16 through the RBF), not a speed.
+    std::vector<double> best(static_cast<size_t>(profiles.size()), 0.0);
+    for (int t = 0; t < profiles.size(); ++t)
+        if (profiles[t].speed)
+            best[static_cast<size_t>(t)] = bestSpeed(*profiles[t].speed);
+
     Trace &trace = result.trace;
     trace.name = traceName(path);
     trace.slotSeconds = options.slotSeconds;
@@ -325,9 +333,10 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
         const TaskCounts a = observedAllocation(gpusOf(spec), options.maxPs,
                                                 options.maxWorkers, options.psRule,
                                                 source.ps);
-        // A model that cannot run at the observed allocation (speed 0 there, e.g. a measured
-        // table without that point) cannot turn the duration into epochs: the draw goes on
-        // among the others (counted), and a job no model of its class can run is filtered.
+        // A model that cannot run at the observed allocation (no speed there: 0, a failed
+        // measurement's ~1e-16, or below kNegligibleSpeedFraction of its best) cannot turn the
+        // duration into epochs: the draw goes on among the others (counted), and a job no
+        // model of its class can run is filtered.
         int type = -1;
         double speed = 0.0;
         bool first = true;
@@ -335,7 +344,7 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
             const size_t k = rng.below(members.size());
             const ModelProfile &candidate = profiles[members[k]];
             const double s = candidate.speed ? candidate.speed->speed(a.ps, a.workers) : 0.0;
-            if (s > 0 && std::isfinite(s)) {
+            if (isUsableSpeed(s, best[static_cast<size_t>(members[k])])) {
                 type = members[k];
                 speed = s;
                 break;
@@ -347,13 +356,18 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
             ++report.filtered["no-speed"];
             continue;
         }
-        redrawn += !first;
         const ModelProfile &profile = profiles[type];
+        const double epochs = *source.durationSeconds * speed / profile.stepsPerEpoch;
+        if (epochs < kMinTraceEpochs) { // a sub-millisecond duration: not a training job
+            ++report.filtered[kTooShort];
+            continue;
+        }
+        redrawn += !first;
         capped += a.workers < std::ceil(gpusOf(spec) - 1e-9);
         spec.id = static_cast<int>(keptJobs) + 1;
         spec.arrivalSlot = static_cast<int>(slot);
         spec.model = profile.name;
-        spec.epochs = *source.durationSeconds * speed / profile.stepsPerEpoch;
+        spec.epochs = epochs;
         source.workers = a.workers;
         source.ps = a.ps;
         ++report.keptStatus[source.status];
@@ -371,6 +385,10 @@ ImportResult importTrace(const std::string &path, ImportFormat format, const Imp
         report.notes.push_back(std::to_string(report.filtered.at("no-speed")) +
                                " jobs filtered: no model of their class has a speed at their "
                                "observed allocation");
+    if (report.filtered.count(kTooShort))
+        report.notes.push_back(std::to_string(report.filtered.at(kTooShort)) +
+                               " jobs filtered (too-short): their duration makes fewer than "
+                               "1e-9 epochs");
     trace.jobs = std::move(jobs);
     if (capped > 0) {
         report.counts["capped-workers"] = capped;

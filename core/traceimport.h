@@ -19,8 +19,11 @@
 //   -> resnext-110 | seq2seq | wlm; more than 2 -> inception-bn | resnet-50 | vgg-16; the member
 //   of the class drawn uniformly) or sample (uniform over all profiles). Draws use an Rng seeded
 //   with (seed, source job id), so a job's model does not depend on which other jobs are kept;
-//   a model with no speed at the job's observed allocation is drawn again among the others
-//   (counted, model-redrawn), and a job no model can run is filtered (no-speed);
+//   a model with no speed at the job's observed allocation (0, or below
+//   kNegligibleSpeedFraction of its best: the measured table's failed points, e.g. vgg-16 at
+//   4 PSs and 8 workers) is drawn again among the others (counted, model-redrawn), and a job
+//   no model can run is filtered (no-speed); a job of fewer than kMinTraceEpochs epochs
+//   (a sub-millisecond duration) is filtered (too-short);
 // - epochs = observed duration x f(ps, workers) / steps per epoch, so the job alone at its
 //   observed allocation runs exactly its observed duration.
 // CPU-only jobs are filtered unless keepCpuJobs. Every filtered job is counted per reason.
@@ -97,7 +100,7 @@ struct ImportReport
     // PENDING), unknown-state, no-attempts, no-tasks, no-duration, no-submit-time,
     // malformed-task (a skipped PAI task row), cpu-only, before-from, after-to, before-origin,
     // over-max-jobs, no-speed (no model of the job's class has a speed at its observed
-    // allocation).
+    // allocation), too-short (fewer than kMinTraceEpochs epochs).
     int records = 0;
     int kept = 0;
     std::map<std::string, int> filtered;

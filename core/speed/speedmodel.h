@@ -22,6 +22,18 @@ public:
 
 using SpeedModelPtr = std::shared_ptr<const SpeedModel>;
 
+// A speed that is no speed: the measured table keeps the configurations whose measurement
+// failed (every worker reported 0), and the exact RBF returns them as rounding noise around 0
+// (|f| ~ 1e-16, either sign), not as a slow but real speed. Anything below this fraction of
+// the model's best speed is treated as none where a speed is turned into work (the trace
+// importer's epochs); the simulator keeps the table as measured (a job placed there makes no
+// progress, as in the authors' simulator).
+inline constexpr double kNegligibleSpeedFraction = 1e-6;
+// The model's best speed over 1..maxPs x 1..maxWorkers (the measured grid by default).
+double bestSpeed(const SpeedModel &model, int maxPs = 16, int maxWorkers = 16);
+// speed > kNegligibleSpeedFraction x best and finite (best: the model's bestSpeed).
+bool isUsableSpeed(double speed, double best);
+
 // One measured configuration: (ps, workers) -> summed speed.
 struct SpeedSample
 {

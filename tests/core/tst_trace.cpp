@@ -218,6 +218,12 @@ private Q_SLOTS:
         QTest::newRow("unknown model") << header + "1,0,alexnet,5\n" << QStringLiteral("job 1 (entry 1): unknown model 'alexnet'");
         QTest::newRow("duplicate id") << header + "1,0,dssm,5\n1,2,dssm,5\n" << QStringLiteral("job 1 (entry 2): duplicate job id");
         QTest::newRow("no jobs") << header << QStringLiteral("trace has no jobs");
+        // A job made from a failed measurement's ~1e-16 speed (vgg-16 at 4 PSs / 8 workers).
+        QTest::newRow("absurdly small epochs") << header + "1,0,dssm,5\n2,3,vgg-16,5.56e-13\n"
+                                               << QStringLiteral("job 2 (entry 2): epochs 5.56e-13 is absurdly small");
+        QTest::newRow("absurdly small epochs, source id")
+            << QByteArray("job_id,arrival_slot,model,epochs,source_id\n1,0,vgg-16,1e-12,pai-7f\n")
+            << QStringLiteral("job 1 (entry 1) (source id 'pai-7f'): epochs 1e-12 is absurdly small");
     }
     void validationErrors()
     {

@@ -671,6 +671,58 @@ private Q_SLOTS:
         QVERIFY(!r.report.filtered.count("no-speed"));
     }
 
+    // The measured table keeps failed measurements (vgg-16 at 4 PSs / 8 workers: every worker
+    // reported 0), which the exact RBF returns as ~1e-16, not 0. Such a "speed" made jobs of
+    // ~5e-13 epochs (instant). It counts as no speed: the model is drawn again, and a job no
+    // model can run is filtered (no-speed).
+    void failedMeasurementIsNoSpeed()
+    {
+        const ProfileSet profiles = ProfileSet::reference();
+        const auto vgg = profiles.indexOf("vgg-16");
+        QVERIFY(vgg);
+        const SpeedModel &model = *profiles[*vgg].speed;
+        const double failed = model.speed(4, 8), best = bestSpeed(model);
+        QVERIFY2(failed != 0.0 && std::abs(failed) < 1e-9 * best,
+                 "the measured table no longer has vgg-16 failed at 4 PSs / 8 workers: pick another point");
+        QVERIFY(!isUsableSpeed(failed, best));
+        QVERIFY(isUsableSpeed(model.speed(4, 7), best)); // its neighbour is a real speed
+        QTemporaryDir dir;
+        QByteArray jobs, tasks;
+        constexpr int kJobs = 40;
+        for (int j = 0; j < kJobs; ++j) {
+            const QByteArray name = "job" + QByteArray::number(j);
+            const QByteArray start = QByteArray::number(1000 + 100 * j) + ".0";
+            const QByteArray end = QByteArray::number(5000 + 100 * j) + ".0";
+            jobs += name + ",inst" + QByteArray::number(j) + ",user1,Terminated," + start + "," + end + "\n";
+            tasks += name + ",ps,4,Terminated," + start + "," + end + ",400.0,10.0,,\n";
+            tasks += name + ",worker,8,Terminated," + start + "," + end + ",600.0,20.0,100.0,V100\n";
+        }
+        write(dir, QStringLiteral("pai_job_table.csv"), jobs);
+        const std::string path = write(dir, QStringLiteral("pai_task_table.csv"), tasks);
+        ImportOptions options;
+        options.profiles = &profiles;
+        const ImportResult r = importTrace(path, ImportFormat::Alibaba, options);
+        QCOMPARE(r.report.kept, kJobs);
+        const long long redrawn = r.report.counts.count("model-redrawn") ? r.report.counts.at("model-redrawn") : 0;
+        QVERIFY(redrawn > 0 && redrawn < kJobs); // some drew vgg-16 first, not all
+        for (const JobSpec &job : r.trace.jobs) {
+            QVERIFY2(job.model != "vgg-16", job.source.id.c_str());
+            QCOMPARE(job.source.workers, 8);
+            QCOMPARE(job.source.ps, 4);
+            // 4000 s at a real speed (> 1 step/s) of epochs of at most 780 steps.
+            QVERIFY2(job.epochs > 4000.0 / 780, qPrintable(QString::number(job.epochs)));
+        }
+        r.trace.validate(profiles, "imported");
+
+        // vgg-16 alone (rule sample over one profile): no model can run these jobs.
+        const ProfileSet vggOnly(std::vector<ModelProfile>{profiles[*vgg]});
+        options.profiles = &vggOnly;
+        options.modelRule = ModelRule::Sample;
+        const ImportResult none = importTrace(path, ImportFormat::Alibaba, options);
+        QCOMPARE(none.report.kept, 0);
+        QCOMPARE(none.report.filtered.at("no-speed"), kJobs);
+    }
+
     void alibabaJobTableOption()
     {
         QTemporaryDir dir;
