@@ -97,6 +97,9 @@ public:
     virtual bool recordDecisions(bool on);
     virtual const std::vector<DecisionRecord> &lastDecisions() const;
     virtual DecisionLayout decisionLayout() const { return {}; }
+    // Ids of the jobs this policy found it can never place on the run's cluster (a policy that
+    // places a job whole or not at all: observed), in the order found; empty for the others.
+    virtual std::vector<int> neverPlacedJobs() const { return {}; }
 };
 
 // What a factory may need: a checkpoint for learned policies, a seed for stochastic ones.

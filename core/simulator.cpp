@@ -318,6 +318,7 @@ RunResult runSimulation(Simulator &simulator, Scheduler &scheduler)
         simulator.step(scheduler);
     RunResult r = simulator.result();
     r.policy = scheduler.name();
+    r.neverFit = scheduler.neverPlacedJobs();
     r.wallSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return r;
 }

@@ -41,6 +41,9 @@ struct RunResult
     std::string stopReason;     // "" (every job finished), "max-slots" or "stalled"
     int unfinished = 0;         // arrived, not finished at the stop
     int notArrived = 0;         // arriving after the stop (left out of the averages)
+    // Jobs the policy could never place on this cluster (observed: an observed allocation
+    // larger than the cluster); they stay unfinished. Job ids, in the order found.
+    std::vector<int> neverFit;
     double avgJct = 0.0;        // slots, over arrived jobs (censored when truncated)
     double makespan = 0.0;      // slots
     double avgReward = 0.0;

@@ -8,6 +8,7 @@
 
 #include <QJsonArray>
 
+#include <algorithm>
 #include <cstdio>
 
 namespace dl2::cli {
@@ -40,6 +41,32 @@ std::string jobsCsv(const Simulator &sim, const RunResult &r, const ProfileSet &
     return csv;
 }
 
+// "job 7 (source 'a12', 64 PS + 64 workers), ..." for the first few jobs that never fit.
+std::string neverFitJobs(const Simulator &sim, const RunResult &r)
+{
+    std::string text;
+    const auto &jobs = sim.jobs();
+    const auto &specs = sim.trace().jobs;
+    const size_t shown = std::min<size_t>(r.neverFit.size(), 5);
+    for (size_t k = 0; k < shown; ++k) {
+        for (size_t i = 0; i < jobs.size(); ++i) {
+            if (jobs[i].id != r.neverFit[k])
+                continue;
+            text += (k ? ", job " : "job ") + std::to_string(jobs[i].id);
+            if (!specs[i].source.id.empty())
+                text += " (source '" + specs[i].source.id + "', ";
+            else
+                text += " (";
+            text += std::to_string(jobs[i].observedPs) + " PS + " +
+                    std::to_string(jobs[i].observedWorkers) + " workers)";
+            break;
+        }
+    }
+    if (r.neverFit.size() > shown)
+        text += ", ... (" + std::to_string(r.neverFit.size() - shown) + " more)";
+    return text;
+}
+
 void printText(const RunResult &r, const Setup &setup)
 {
     std::printf("policy            %s\n", r.policy.c_str());
@@ -51,6 +78,9 @@ void printText(const RunResult &r, const Setup &setup)
     if (r.truncated)
         std::printf("TRUNCATED         stopped (%s) with %d unfinished and %d not arrived\n",
                     r.stopReason.c_str(), r.unfinished, r.notArrived);
+    if (!r.neverFit.empty())
+        std::printf("NEVER FIT         %zu jobs larger than the cluster never ran (unfinished)\n",
+                    r.neverFit.size());
     std::printf("average JCT       %.4f slots%s (lower bound %.4f, ratio %.3f)\n", r.avgJct,
                 r.truncated ? ", CENSORED" : "", r.lowerBoundAvgJct,
                 r.lowerBoundAvgJct > 0 ? r.avgJct / r.lowerBoundAvgJct : 0.0);
@@ -94,6 +124,12 @@ int runSimulate(const QStringList &args)
         if (parser.isSet(QStringLiteral("jobs")))
             writeFileAtomically(parser.value(QStringLiteral("jobs")).toStdString(),
                                 jobsCsv(sim, r, setup.profiles));
+        if (!r.neverFit.empty())
+            std::fprintf(stderr,
+                         "dl2 simulate: warning: %zu jobs never fit the cluster (%d nodes of %g "
+                         "GPUs, %d CPUs) and never ran: %s\n",
+                         r.neverFit.size(), setup.cluster.nodes, setup.cluster.capacity[1] / 4.0,
+                         setup.cluster.capacity[0], neverFitJobs(sim, r).c_str());
         if (r.truncated)
             std::fprintf(stderr,
                          "dl2 simulate: warning: the run stopped at slot %d (%s) before every job "

@@ -404,6 +404,14 @@ QJsonObject toJson(const RunResult &r)
     o[QStringLiteral("stop_reason")] = QString::fromStdString(r.stopReason);
     o[QStringLiteral("unfinished")] = r.unfinished;
     o[QStringLiteral("not_arrived")] = r.notArrived;
+    // Jobs the policy could never place (observed: larger than the cluster), by trace job id.
+    o[QStringLiteral("never_fit")] = static_cast<int>(r.neverFit.size());
+    if (!r.neverFit.empty()) {
+        QJsonArray ids;
+        for (const int id : r.neverFit)
+            ids.append(id);
+        o[QStringLiteral("never_fit_jobs")] = ids;
+    }
     o[QStringLiteral("avg_jct_slots")] = r.avgJct;
     // Truncated: unfinished jobs count with their time so far, jobs not arrived not at all.
     o[QStringLiteral("avg_jct_censored")] = r.truncated;

@@ -240,6 +240,41 @@ private Q_SLOTS:
         }
     }
 
+    // observed places a job whole or not at all: a job larger than the cluster takes nothing
+    // (it used to take every free slot as a partial allocation and stall the others) and is
+    // reported; a job that does not fit now waits until it does.
+    void observedPlacesWholeJobsOrNone()
+    {
+        SimulationOptions o = tenSecondSlots();
+        o.maxSlots = 0;
+        o.stallSlots = 5;
+        Trace t;
+        t.name = "whole";
+        // 2 nodes of 8 CPU slots, every task 2: room for 8 tasks.
+        t.jobs = {{1, 0, "lin", 30, {}}, {2, 0, "lin", 100, {}}, {3, 0, "lin", 40, {}}};
+        auto observe = [](JobSpec &j, int ps, int workers) {
+            j.source.ps = ps;
+            j.source.workers = workers;
+        };
+        observe(t.jobs[0], 2, 8); // 10 tasks: never fits
+        observe(t.jobs[1], 1, 1); // 10 epochs a slot: slots 0..9
+        observe(t.jobs[2], 3, 4); // 7 tasks: only once job 2 is gone, then 40 epochs a slot
+        Simulator sim({2, {8, 8}}, linearProfiles(), t, o);
+        auto observed = makeScheduler("observed");
+        const RunResult r = runSimulation(sim, *observed);
+        QCOMPARE(r.neverFit, std::vector<int>{1});
+        QCOMPARE(r.jcts[0], -1.0);
+        QCOMPARE(r.jcts[1], 10.0);
+        QCOMPARE(r.jcts[2], 11.0); // waited 10 slots whole, then one slot at 4 workers
+        QCOMPARE(r.completed, 2);
+        QVERIFY(r.truncated);
+        QCOMPARE(r.unfinished, 1);
+        // Another policy reports nothing of the kind.
+        Simulator again({2, {8, 8}}, linearProfiles(), t, o);
+        auto drf = makeScheduler("drf");
+        QVERIFY(runSimulation(again, *drf).neverFit.empty());
+    }
+
     void deterministicWithNoise()
     {
         SimulationOptions o = tenSecondSlots();
