@@ -9,6 +9,7 @@
 #include <QJsonArray>
 
 #include <cstdio>
+#include <map>
 
 namespace dl2::cli {
 
@@ -62,7 +63,7 @@ int runCompare(const QStringList &args)
     parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON: {\"runs\": [...], \"summary\": {...}}.")});
     parser.addOption({QStringLiteral("allow-truncated"),
                       QStringLiteral("Rank runs that stopped before every job finished (their average "
-                                     "JCTs are censored; marked in the output).")});
+                                     "JCTs are censored; marked '*' with a footnote in the table, \"truncated\" in the JSON).")});
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -112,7 +113,11 @@ int runCompare(const QStringList &args)
                                     : setup.scenarioName + ", " + std::to_string(exp.traces.size()) +
                                           " seed(s)";
             title += ", " + std::to_string(setup.cluster.nodes) + " nodes";
-            printComparisonTable(result.summary, title);
+            std::map<std::string, int> cut; // truncated runs per policy
+            for (const auto &run : result.runs)
+                if (run.result.truncated)
+                    ++cut[run.policy];
+            printComparisonTable(result.summary, title, cut);
         }
         return 0;
     });

@@ -447,7 +447,8 @@ void printJson(const QJsonObject &object)
     std::fflush(stdout);
 }
 
-void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title)
+void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title,
+                          const std::map<std::string, int> &truncated)
 {
     if (!title.empty())
         std::printf("%s\n", title.c_str());
@@ -457,7 +458,8 @@ void printComparisonTable(const std::vector<PolicySummary> &summary, const std::
         char drf[16] = "-";
         if (s.ratioToDrf > 0)
             std::snprintf(drf, sizeof drf, "%.3f", s.ratioToDrf);
-        std::printf("%-16s %5d %9.3f +- %5.3f %10.3f %10.3f %8.2f %8.3f %6s\n", s.policy.c_str(),
+        const std::string label = s.policy + (truncated.count(s.policy) ? "*" : "");
+        std::printf("%-16s %5d %9.3f +- %5.3f %10.3f %10.3f %8.2f %8.3f %6s\n", label.c_str(),
                     s.runs, s.meanAvgJct, s.stdAvgJct, s.minAvgJct, s.maxAvgJct, s.meanMakespan,
                     s.ratioToLowerBound, drf);
     }
@@ -465,6 +467,17 @@ void printComparisonTable(const std::vector<PolicySummary> &summary, const std::
         std::printf("%-16s %5s %9.3f\n", "lower bound", "", summary.front().meanLowerBound);
     std::printf("(+- is the sample standard deviation over runs; vs LB = mean of avg JCT / lower "
                 "bound; vs DRF = mean avg JCT / DRF's)\n");
+    if (!truncated.empty()) {
+        std::string which;
+        for (const auto &s : summary)
+            if (const auto it = truncated.find(s.policy); it != truncated.end())
+                which += (which.empty() ? "" : ", ") + s.policy + " " + std::to_string(it->second) +
+                         " of " + std::to_string(s.runs);
+        std::printf("* TRUNCATED runs (stopped before every job finished): %s; their average JCTs "
+                    "are censored (unfinished jobs counted up to the stop), the true ones are "
+                    "higher\n",
+                    which.c_str());
+    }
     std::fflush(stdout);
 }
 

@@ -12,6 +12,7 @@
 #include <QString>
 
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -67,7 +68,10 @@ QJsonObject toJson(const RunResult &result);
 QJsonArray runsToJson(const std::vector<ExperimentRun> &runs);
 QJsonObject toJson(const PolicySummary &summary);
 void printJson(const QJsonObject &object);
-void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title);
+// `truncated`: per policy, how many of its runs stopped before every job finished (compare
+// --allow-truncated); those policies are marked '*' with a footnote.
+void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title,
+                          const std::map<std::string, int> &truncated = {});
 
 // Parses args; prints help/errors. Returns false if the command should exit (exitCode set).
 bool parseOrExit(QCommandLineParser &parser, const QStringList &args, int &exitCode);

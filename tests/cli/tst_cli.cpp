@@ -8,6 +8,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
+
 namespace {
 
 struct Run
@@ -165,8 +167,17 @@ private Q_SLOTS:
         const Run allowed = dl2(compare + QStringList{QStringLiteral("--allow-truncated")});
         QCOMPARE(allowed.code, 0);
         QVERIFY(allowed.err.contains("warning: truncated runs ranked on censored average JCTs"));
-        QCOMPARE(dl2({QStringLiteral("compare"), QStringLiteral("--trace"), trace, QStringLiteral("--policies"),
-                      QStringLiteral("drf,fifo,observed")}).code, 0);
+        // The table marks them: '*' after each truncated policy, and a footnote saying so.
+        const QList<QByteArray> table = allowed.out.split('\n');
+        for (const char *policy : {"drf*", "fifo*"})
+            QVERIFY2(std::any_of(table.begin(), table.end(), [&](const QByteArray &row) { return row.startsWith(policy); }),
+                     allowed.out.constData());
+        QVERIFY2(allowed.out.contains("* TRUNCATED runs (stopped before every job finished): drf 1 of 1, fifo 1 of 1"),
+                 allowed.out.constData());
+        const Run whole = dl2({QStringLiteral("compare"), QStringLiteral("--trace"), trace, QStringLiteral("--policies"),
+                               QStringLiteral("drf,fifo,observed")});
+        QCOMPARE(whole.code, 0);
+        QVERIFY2(!whole.out.contains('*') && !whole.out.contains("TRUNCATED"), whole.out.constData()); // no marker
     }
 
     void badInputExitsTwoWithOneLine_data()
