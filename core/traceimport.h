@@ -110,6 +110,7 @@ struct ImportReport
     // capped-workers, start-before-submit.
     std::map<std::string, long long> counts;
     std::vector<std::string> notes; // the same and more as sentences
+    std::vector<std::string> warnings; // notes that may mean damaged input (also in notes)
     double timeOrigin = 0.0;
     int firstSlot = 0;
     int lastSlot = 0;

@@ -74,6 +74,7 @@ void readTasks(TraceInput &input, std::unordered_map<std::string, TaskAggregate>
         }
     }
     out.checkStream(input);
+    out.checkLastLine(t);
     out.count("tasks-not-started", notStarted);
     out.count("tasks-not-ended", notEnded);
     if (notStarted + notEnded > 0)
@@ -150,6 +151,7 @@ void readJobs(TraceInput &input, std::unordered_map<std::string, TaskAggregate> 
         }
     }
     out.checkStream(input);
+    out.checkLastLine(j);
     long long orphans = 0;
     for (const auto &[name, agg] : tasks)
         orphans += agg.hasTasks && agg.jobLine == 0;

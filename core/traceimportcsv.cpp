@@ -50,6 +50,14 @@ void Collector::malformed(const Error &error, bool isJob)
         m_report.malformedExamples.emplace_back(error.what());
 }
 
+void Collector::checkLastLine(const CsvReader &r)
+{
+    if (r.endedWithoutLineEnd())
+        warn(r.path() + ":" + std::to_string(r.line()) +
+             ": the last line has no line end: a truncated file? (the line was read as it is: "
+             "check its last record)");
+}
+
 void Collector::checkStream(const TraceInput &input)
 {
     if (input.streamError().empty())

@@ -43,6 +43,8 @@ inline double gpusOf(const JobSpec &job)
 }
 
 // Collects kept jobs, filter counts and malformed records (thrown unless skipping).
+class CsvReader;
+
 class Collector
 {
 public:
@@ -64,6 +66,16 @@ public:
     void malformed(const Error &error, bool isJob = true);
     void count(const std::string &what, long long n = 1) { m_report.counts[what] += n; }
     void note(std::string sentence) { m_report.notes.push_back(std::move(sentence)); }
+    // A note the front-end also shows as a warning (stderr in the CLI).
+    void warn(std::string sentence)
+    {
+        m_report.warnings.push_back(sentence);
+        note(std::move(sentence));
+    }
+    // After reading `r` to its end: warns when its last line had no line end (a file cut
+    // right after a line's last column reads as complete; the missing line end is the only
+    // trace of the cut).
+    void checkLastLine(const CsvReader &r);
     // The input's stream broke (e.g. a truncated download): malformed, or thrown.
     void checkStream(const TraceInput &input);
     ImportReport &report() { return m_report; }
@@ -92,6 +104,8 @@ public:
     const std::string &operator[](size_t i) const { return m_fields[i]; }
     // The line just read was the file's last and had no line end.
     bool truncated() const { return !m_input.lastLineComplete(); }
+    // After next() returned false: the file's last line had no line end.
+    bool endedWithoutLineEnd() const { return line() > 0 && !m_input.lastLineComplete(); }
     Error error(const std::string &message) const;
     // A wrong column count, named as truncation when the line is the unterminated last one.
     Error columnCountError(size_t expected, const std::string &layout) const;

@@ -154,6 +154,7 @@ void readHelios(const InputRef &ref, const ImportOptions &options, Collector &ou
         }
     }
     out.checkStream(input);
+    out.checkLastLine(r);
     if (!unknownStates.empty()) {
         std::string list;
         for (const auto &[state, n] : unknownStates)

@@ -46,8 +46,14 @@ public:
                                 "invalid JSON at byte " + std::to_string(m_pos) +
                                     ": expected ',' or ']' after job[" +
                                     std::to_string(m_index - 1) + "]");
-            ++m_pos;
+            const size_t comma = m_pos++;
             skipBlanks();
+            // Cut right after a job's ',': no job follows, and no ']' closes the array.
+            if (m_pos >= m_text.size())
+                throw Error::at(m_path, lineAt(comma),
+                                "the file ends after job[" + std::to_string(m_index - 1) +
+                                    "] and its ',' before the jobs array is closed: a "
+                                    "truncated file?");
         }
         m_start = m_pos;
         int depth = 0;

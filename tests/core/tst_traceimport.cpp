@@ -16,6 +16,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <algorithm>
 #include <set>
 
 using namespace dl2;
@@ -618,6 +619,56 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(r.report.malformedExamples.at(0)).contains(expected));
         QCOMPARE(r.report.records, whole.report.records); // a malformed job record still counts
         QVERIFY(r.trace.jobs.size() + 1 >= whole.trace.jobs.size());
+    }
+
+    // A Philly log cut right after a job's ',' names the place and the truncation, and
+    // --skip-malformed does not count a phantom job record there.
+    void phillyCutAfterAComma()
+    {
+        const QByteArray job = R"({"jobid": "a", "status": "Pass", "submitted_time": "2017-10-03 08:00:00", "attempts": [{"start_time": "2017-10-03 08:00:10", "end_time": "2017-10-03 09:00:10", "detail": [{"ip": "m1", "gpus": ["gpu0"]}]}]})";
+        for (const QByteArray &tail : {QByteArray(","), QByteArray(",\n"), QByteArray(",\n  ")}) {
+            QTemporaryDir dir;
+            const std::string path = write(dir, QStringLiteral("in.json"), "[\n" + job + ",\n" + job + tail);
+            const QString error = errorOf([&] { importTrace(path, ImportFormat::Philly, {}); });
+            QVERIFY2(error.contains(QStringLiteral("in.json:3: the file ends after job[1] and its ','")) &&
+                         error.contains(QStringLiteral("truncated")),
+                     qPrintable(error));
+            ImportOptions skip;
+            skip.skipMalformed = true;
+            const ImportResult r = importTrace(path, ImportFormat::Philly, skip);
+            QCOMPARE(r.report.records, 2); // the two whole jobs, no phantom third
+            QCOMPARE(r.report.kept, 2);
+            QCOMPARE(r.report.malformed, 1);
+        }
+    }
+
+    // A CSV whose last line has every column but no line end may have been cut at a column
+    // boundary: it is read, with a warning naming file:line.
+    void csvWithoutFinalLineEndIsWarned()
+    {
+        const QByteArray log = fixture(QStringLiteral("helios/cluster_log.csv"));
+        QVERIFY(log.endsWith('\n'));
+        QTemporaryDir dir;
+        const std::string whole = write(dir, QStringLiteral("cluster_log.csv"), log);
+        QVERIFY(importTrace(whole, ImportFormat::Helios, {}).report.warnings.empty());
+        QTemporaryDir cutDir;
+        const std::string cut = write(cutDir, QStringLiteral("cluster_log.csv"), log.chopped(1));
+        const ImportResult r = importTrace(cut, ImportFormat::Helios, {});
+        const int lines = int(log.count('\n'));
+        QCOMPARE(r.report.warnings.size(), size_t(1));
+        const QString warning = QString::fromStdString(r.report.warnings.front());
+        QVERIFY2(warning.contains(QStringLiteral("cluster_log.csv:%1: the last line has no line end").arg(lines)),
+                 qPrintable(warning));
+        QVERIFY(std::find(r.report.notes.begin(), r.report.notes.end(), r.report.warnings.front()) != r.report.notes.end());
+        QCOMPARE(r.report.records, importTrace(whole, ImportFormat::Helios, {}).report.records);
+        // The same for PAI's two tables.
+        QTemporaryDir pai;
+        write(pai, QStringLiteral("pai_job_table.csv"), fixture(QStringLiteral("pai/pai_job_table.csv")).chopped(1));
+        const std::string tasks = write(pai, QStringLiteral("pai_task_table.csv"), fixture(QStringLiteral("pai/pai_task_table.csv")));
+        const ImportResult p = importTrace(tasks, ImportFormat::Alibaba, {});
+        QCOMPARE(p.report.warnings.size(), size_t(1));
+        QVERIFY2(QString::fromStdString(p.report.warnings.front()).contains(QStringLiteral("pai_job_table.csv:")),
+                 p.report.warnings.front().c_str());
     }
 
     void bomDoesNotLoseTheFirstRecord()
