@@ -191,6 +191,8 @@ std::vector<Attempt> readAttempts(const QJsonObject &job, const std::string &whe
     return attempts;
 }
 
+// Over the jobs the reader keeps, CPU-only ones left out unless kept (the filters applied
+// after reading, the time window and max jobs, are not reflected).
 struct PhillyStats
 {
     long long multiAttempt = 0;
@@ -198,9 +200,15 @@ struct PhillyStats
     double lastAttemptSeconds = 0; // ... and under last-attempt
 };
 
-// Duration and GPUs of a job's attempts by the rule; nullopt duration if it has none.
-std::pair<std::optional<double>, double> measure(const std::vector<Attempt> &attempts,
-                                                 PhillyDuration rule, PhillyStats &stats)
+struct Measured
+{
+    std::optional<double> duration; // by the rule; nullopt if the attempts give none
+    double gpus = 0;                // by the rule
+    std::optional<double> span, lastAttempt; // both rules, for the statistics
+};
+
+// Duration and GPUs of a job's attempts by the rule.
+Measured measure(const std::vector<Attempt> &attempts, PhillyDuration rule)
 {
     std::optional<double> first, last, sum, lastComplete;
     double lastGpus = 0;
@@ -224,14 +232,10 @@ std::pair<std::optional<double>, double> measure(const std::vector<Attempt> &att
         }
     const std::optional<double> span =
         first && last && *last >= *first ? std::optional<double>(*last - *first) : std::nullopt;
-    if (span && lastComplete) {
-        stats.spanSeconds += *span;
-        stats.lastAttemptSeconds += *lastComplete;
-    }
     switch (rule) {
-    case PhillyDuration::Span: return {span, firstGpus};
-    case PhillyDuration::LastAttempt: return {lastComplete, lastGpus};
-    case PhillyDuration::Sum: return {sum, firstGpus};
+    case PhillyDuration::Span: return {span, firstGpus, span, lastComplete};
+    case PhillyDuration::LastAttempt: return {lastComplete, lastGpus, span, lastComplete};
+    case PhillyDuration::Sum: return {sum, firstGpus, span, lastComplete};
     }
     return {};
 }
@@ -271,12 +275,18 @@ void readJob(const QJsonObject &job, std::string where, const ImportOptions &opt
         return out.filter(kUnknownState);
     if (attempts.empty())
         return out.filter(kNoAttempts);
-    stats.multiAttempt += attempts.size() > 1;
-    const auto [duration, gpus] = measure(attempts, options.phillyDuration, stats);
-    if (!duration || *duration <= 0)
+    const Measured m = measure(attempts, options.phillyDuration);
+    if (!m.duration || *m.duration <= 0)
         return out.filter(kNoDuration);
-    s.durationSeconds = duration;
-    s.gpus = gpus;
+    s.durationSeconds = m.duration;
+    s.gpus = m.gpus;
+    if (m.gpus > 0 || options.keepCpuJobs) { // a CPU-only job is filtered after reading
+        stats.multiAttempt += attempts.size() > 1;
+        if (m.span && m.lastAttempt) {
+            stats.spanSeconds += *m.span;
+            stats.lastAttemptSeconds += *m.lastAttempt;
+        }
+    }
     double firstStart = std::numeric_limits<double>::infinity();
     for (const auto &a : attempts)
         if (a.start)
@@ -388,7 +398,7 @@ void readPhilly(const InputRef &ref, const ImportOptions &options, Collector &ou
 
     out.count("multi-attempt-jobs", stats.multiAttempt);
     if (stats.multiAttempt > 0 && stats.spanSeconds > 0)
-        out.note(std::to_string(stats.multiAttempt) + " jobs have several attempts; " +
+        out.note(std::to_string(stats.multiAttempt) + " kept jobs have several attempts; " +
                  percent(stats.spanSeconds - stats.lastAttemptSeconds, stats.spanSeconds) +
                  " of the job-hours (first start to last end) lie outside the last attempt "
                  "(--philly-duration " +

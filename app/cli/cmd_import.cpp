@@ -26,14 +26,19 @@ const char *kDescription =
     "           Attempt times missing, \"None\" or null do not count.\n"
     "  alibaba  FILE = pai_task_table (.csv or .tar.gz); pai_job_table is taken from the same\n"
     "           folder or archive (or --job-table). Terminated jobs kept; Failed -> failed,\n"
-    "           Running/Waiting -> unfinished. Times of 0 (or empty) mean not started / not\n"
-    "           ended (the publisher's analysis) and are left out. GPUs = sum over tasks of\n"
+    "           Running/Waiting -> unfinished, any other status -> unknown-state. Times of 0\n"
+    "           (or empty) mean not started / not ended (the publisher's analysis) and are\n"
+    "           left out; a job start_time (its submission) of 0 -> no-submit-time; a job\n"
+    "           whose tasks never ran -> no-duration. GPUs = sum over tasks of\n"
     "           inst_num * plan_gpu / 100; duration = latest task end - earliest task start;\n"
     "           queueing delay = earliest task start - the job's start_time (its submission).\n"
     "  helios   FILE = cluster_log.csv (with header), or the zip holding data/<Cluster>/...\n"
     "           (choose the cluster with --member Venus/cluster_log.csv). COMPLETED kept;\n"
     "           CANCELLED, FAILED, TIMEOUT, NODE_FAIL, SUSPENDED filtered by that name,\n"
-    "           RUNNING/PENDING -> unfinished, any other state -> unknown-state.\n"
+    "           RUNNING/PENDING/REQUEUED/PREEMPTED -> unfinished, any other state ->\n"
+    "           unknown-state. Duration = the duration column, else end_time - start_time\n"
+    "           (none: no-duration); queueing delay = the queue column, else start_time -\n"
+    "           submit_time (a start before the submission counts as 0, counted).\n"
     "Every filtered job is counted per reason; CPU-only jobs (0 GPUs) are filtered unless\n"
     "--keep-cpu-jobs. A malformed record stops the import naming file:line (JSON: the job),\n"
     "or is counted and skipped with --skip-malformed (also a truncated last line).\n"
@@ -58,10 +63,16 @@ const char *kDescription =
     "    table by default, --speed-table FILE, --speed-model optimus, --profiles FILE.\n"
     "The trace keeps what the source says (source id, user, VC, status, requested GPUs, submit\n"
     "time, queueing delay, observed duration and allocation), its slot length and time origin,\n"
-    "and the cluster where the source implies it: Philly cluster_machine_list (else the\n"
-    "machines the attempts name), PAI pai_machine_spec, Helios 8-GPU nodes counted from\n"
-    "cluster_gpu_number.csv (else the peak of GPUs in use); the most common machine size,\n"
-    "as many nodes as keep the total GPUs; CPUs 4 per GPU where the source does not say.\n"
+    "and the cluster where the source implies it, in nodes of one size:\n"
+    "  Philly   cluster_machine_list: nodes of the most common machine size, as many as keep\n"
+    "           the list's total GPUs; without it, one node per machine the attempts name,\n"
+    "           of the most common size seen (a machine's size = its largest GPU index used\n"
+    "           + 1, a lower bound).\n"
+    "  PAI      pai_machine_spec: the most common GPU machine size (and its CPUs), as many\n"
+    "           nodes as keep the total GPUs.\n"
+    "  Helios   8-GPU nodes (HeliosData README), as many as hold the largest day of\n"
+    "           cluster_gpu_number.csv, else the peak of GPUs in use at once in the log.\n"
+    "  CPUs 4 per GPU where the source does not say.\n"
     "`dl2 simulate` uses them unless told otherwise; `--policy observed` replays the history.";
 
 std::string withCommas(long long n)
@@ -109,6 +120,8 @@ void printReport(const ImportResult &result, const ImportOptions &options, Impor
         std::printf("               e.g. %s\n", example.c_str());
     for (const auto &note : r.notes)
         std::printf("note         %s\n", note.c_str());
+    for (const auto &warning : r.warnings)
+        std::fprintf(stderr, "dl2 trace-import: warning: %s\n", warning.c_str());
     // PAI times are seconds shifted by an undisclosed constant: no calendar date to show.
     const std::string origin = format == ImportFormat::Alibaba
                                    ? std::string()

@@ -46,8 +46,10 @@ struct ConsoleOptions
                                                  "model,ps,workers,speed). Remembered."),
                                   QStringLiteral("FILE")};
     QCommandLineOption nodes{QStringLiteral("nodes"),
-                             QStringLiteral("Cluster size in nodes (default: the scenario's, "
-                                            "also for --trace)."),
+                             QStringLiteral("Cluster size in nodes (default: the scenario's; "
+                                            "with --trace, the trace's own cluster when it "
+                                            "records one, and then --nodes sets only its node "
+                                            "count)."),
                              QStringLiteral("N")};
     QCommandLineOption slot{QStringLiteral("slot"), QStringLiteral("Slot to open at."),
                             QStringLiteral("K")};
