@@ -2,6 +2,8 @@
 
 #include "jobpalette.h"
 
+#include <algorithm>
+
 #include <QEvent>
 #include <QLabel>
 #include <QVBoxLayout>
@@ -27,6 +29,14 @@ void CaptionBar::setMaxItems(int n)
 {
     m_maxItems = std::max(1, n);
     render();
+}
+
+void CaptionBar::setSteady(bool steady)
+{
+    m_steady = steady;
+    if (!steady)
+        setMinimumHeight(0);
+    fitHeight();
 }
 
 QString CaptionBar::plainText() const
@@ -58,8 +68,15 @@ void CaptionBar::resizeEvent(QResizeEvent *event)
 
 void CaptionBar::fitHeight()
 {
-    const int h = m_layout->hasHeightForWidth() ? m_layout->heightForWidth(width())
-                                                : m_layout->sizeHint().height();
+    int h = m_layout->hasHeightForWidth() ? m_layout->heightForWidth(width())
+                                          : m_layout->sizeHint().height();
+    if (m_steady) {
+        const QMargins m = m_layout->contentsMargins();
+        const int lines = int(std::max<qsizetype>(1, m_lines.size()));
+        const int reserve = m.top() + m.bottom() + lines * 2 * fontMetrics().lineSpacing() +
+                            (lines - 1) * m_layout->spacing();
+        h = std::max({h, reserve, height()});
+    }
     if (h > 0 && h != height())
         setFixedHeight(h);
 }

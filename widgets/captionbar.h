@@ -26,6 +26,9 @@ public:
     void setLines(const QList<Line> &lines);
     // Items per list before "+N more" (fewer for small windows).
     void setMaxItems(int n);
+    // Steady: the strip keeps room for two wrapped lines per policy and never shrinks, so
+    // stepping through slots (slides, exported videos) does not move the views above it.
+    void setSteady(bool steady);
     QString plainText() const; // what the lines say, for tests
     QSize minimumSizeHint() const override;
 
@@ -40,6 +43,7 @@ private:
     QList<QLabel *> m_labels;
     QList<Line> m_lines;
     int m_maxItems = 5;
+    bool m_steady = false;
 };
 
 } // namespace dl2console

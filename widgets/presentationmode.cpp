@@ -111,6 +111,7 @@ void PresentationMode::enter(const Options &options)
         big.setPixelSize(static_cast<int>(big.pixelSize() * options.fontScale));
     m_window->setFont(big);
     m_captionBar->setVisible(options.captions);
+    m_captions->setSteady(true);
 
     addKey({QKeySequence(Qt::Key_Right), QKeySequence(Qt::Key_Down), QKeySequence(Qt::Key_PageDown),
             QKeySequence(Qt::Key_Space), QKeySequence(Qt::Key_Return), QKeySequence(Qt::Key_Period)},
@@ -145,6 +146,7 @@ void PresentationMode::leave()
     qDeleteAll(m_keys);
     m_keys.clear();
     m_captionBar->hide();
+    m_captions->setSteady(false);
     if (m_hadFont)
         m_window->setFont(m_font);
     else

@@ -382,17 +382,35 @@ void TestReplayExport::presentationMode()
     QVERIFY2(mode->captionBar()->plainText().contains(u"Slot 4"_qs),
              qPrintable(mode->captionBar()->plainText()));
 
+    // The caption strip keeps its height from slot to slot (room for two wrapped lines, never
+    // shrinking), so the views above it stay put on a slide and in a video.
+    CaptionBar *strip = mode->captionBar();
+    QVERIFY2(strip->height() >= 2 * strip->fontMetrics().lineSpacing(),
+             qPrintable(QString::number(strip->height())));
+    int stripHeight = strip->height();
+    auto stripSteady = [&](int slot) {
+        if (!QTest::qWaitFor([&] { return strip->plainText().contains(u"Slot %1"_qs.arg(slot)); }))
+            return false;
+        const bool steady = strip->height() >= stripHeight;
+        stripHeight = strip->height();
+        return steady;
+    };
+
     // Keys alone: a clicker's Page Down / Page Up, arrows, Home / End.
     QTest::keyClick(window.get(), Qt::Key_PageDown);
     QVERIFY(session->waitForSlot(5));
+    QVERIFY(stripSteady(5));
     QTest::keyClick(window.get(), Qt::Key_Right);
     QVERIFY(session->waitForSlot(6));
+    QVERIFY(stripSteady(6));
     QTest::keyClick(window.get(), Qt::Key_Space); // next slot here, not play
     QVERIFY(session->waitForSlot(7));
+    QVERIFY(stripSteady(7));
     QVERIFY(!session->isPlaying());
     QTest::keyClick(window.get(), Qt::Key_PageUp);
     QVERIFY(session->waitForSlot(6));
     QTRY_VERIFY(mode->captionBar()->plainText().contains(u"Slot 6"_qs));
+    QVERIFY(stripSteady(6));
     QTest::keyClick(window.get(), Qt::Key_Home);
     QVERIFY(session->waitForSlot(0));
     QTest::keyClick(window.get(), Qt::Key_P);
