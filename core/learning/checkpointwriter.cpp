@@ -6,9 +6,6 @@
 
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 
 namespace dl2 {
 
@@ -36,36 +33,10 @@ std::vector<CurvePoint> curveBefore(const Checkpoint &resumed)
     std::string base = resumed.origin;
     if (base.size() > 7 && base.compare(base.size() - 7, 7, ".resume") == 0)
         base.resize(base.size() - 7);
-    QFile f(QString::fromStdString(base + ".curves.json"));
-    std::vector<CurvePoint> out;
-    if (!f.open(QIODevice::ReadOnly))
-        return out;
-    const QJsonArray rows = QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("curve")).toArray();
-    for (const auto &v : rows) {
-        const QJsonObject o = v.toObject();
-        auto num = [&](const char *k, double fallback) {
-            return o.value(QLatin1String(k)).toDouble(fallback);
-        };
-        CurvePoint p;
-        p.step = (long long)num("step", -1);
-        if (p.step < 0 || p.step > resumed.info.resume.step)
-            continue;
-        p.seconds = num("seconds", 0);
-        p.trainLoss = num("train_loss", 0);
-        p.validationLoss = num("validation_loss", -1);
-        p.agreement = num("agreement", -1);
-        p.valueLoss = num("value_loss", 0);
-        p.entropy = num("entropy", 0);
-        p.reward = num("reward", 0);
-        p.validationAvgJct = num("validation_avg_jct", -1);
-        p.workerShare = num("worker_share", -1);
-        p.psShare = num("ps_share", -1);
-        p.bundleShare = num("bundle_share", -1);
-        p.stopShare = num("stop_share", -1);
-        p.workersPerJob = num("workers_per_job", -1);
-        p.psPerJob = num("ps_per_job", -1);
-        out.push_back(p);
-    }
+    std::vector<CurvePoint> out = readCurves(base);
+    std::erase_if(out, [&](const CurvePoint &p) {
+        return p.step < 0 || p.step > resumed.info.resume.step;
+    });
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include "parallel.h"
 #include "simulator.h"
 
+#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,35 +17,51 @@
 
 namespace dl2 {
 
+namespace {
+
+// Every column of a curve after `step`, in file order: one list for the CSV, the JSON and the
+// reader, with the member's default as the value of a missing field.
+struct CurveColumn
+{
+    const char *name;
+    double CurvePoint::*member;
+};
+constexpr CurveColumn kCurveColumns[] = {
+    {"seconds", &CurvePoint::seconds},
+    {"train_loss", &CurvePoint::trainLoss},
+    {"validation_loss", &CurvePoint::validationLoss},
+    {"agreement", &CurvePoint::agreement},
+    {"value_loss", &CurvePoint::valueLoss},
+    {"entropy", &CurvePoint::entropy},
+    {"reward", &CurvePoint::reward},
+    {"validation_avg_jct", &CurvePoint::validationAvgJct},
+    {"worker_share", &CurvePoint::workerShare},
+    {"ps_share", &CurvePoint::psShare},
+    {"bundle_share", &CurvePoint::bundleShare},
+    {"stop_share", &CurvePoint::stopShare},
+    {"workers_per_job", &CurvePoint::workersPerJob},
+    {"ps_per_job", &CurvePoint::psPerJob},
+};
+
+} // namespace
+
 void writeCurves(const std::string &path, const std::vector<CurvePoint> &curve)
 {
     std::ostringstream csv;
-    csv << "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,reward,"
-           "validation_avg_jct,worker_share,ps_share,bundle_share,stop_share,workers_per_job,"
-           "ps_per_job\n";
+    csv << "step";
+    for (const auto &c : kCurveColumns)
+        csv << ',' << c.name;
+    csv << '\n';
     QJsonArray rows;
     for (const auto &p : curve) {
-        csv << p.step << ',' << p.seconds << ',' << p.trainLoss << ',' << p.validationLoss << ','
-            << p.agreement << ',' << p.valueLoss << ',' << p.entropy << ',' << p.reward << ','
-            << p.validationAvgJct << ',' << p.workerShare << ',' << p.psShare << ','
-            << p.bundleShare << ',' << p.stopShare << ',' << p.workersPerJob << ',' << p.psPerJob
-            << '\n';
+        csv << p.step;
         QJsonObject o;
         o[QStringLiteral("step")] = double(p.step);
-        o[QStringLiteral("seconds")] = p.seconds;
-        o[QStringLiteral("train_loss")] = p.trainLoss;
-        o[QStringLiteral("validation_loss")] = p.validationLoss;
-        o[QStringLiteral("agreement")] = p.agreement;
-        o[QStringLiteral("value_loss")] = p.valueLoss;
-        o[QStringLiteral("entropy")] = p.entropy;
-        o[QStringLiteral("reward")] = p.reward;
-        o[QStringLiteral("validation_avg_jct")] = p.validationAvgJct;
-        o[QStringLiteral("worker_share")] = p.workerShare;
-        o[QStringLiteral("ps_share")] = p.psShare;
-        o[QStringLiteral("bundle_share")] = p.bundleShare;
-        o[QStringLiteral("stop_share")] = p.stopShare;
-        o[QStringLiteral("workers_per_job")] = p.workersPerJob;
-        o[QStringLiteral("ps_per_job")] = p.psPerJob;
+        for (const auto &c : kCurveColumns) {
+            csv << ',' << p.*c.member;
+            o[QLatin1String(c.name)] = p.*c.member;
+        }
+        csv << '\n';
         rows.append(o);
     }
     QJsonObject root;
@@ -52,6 +69,25 @@ void writeCurves(const std::string &path, const std::vector<CurvePoint> &curve)
     writeFileAtomically(path + ".curves.csv", csv.str());
     writeFileAtomically(path + ".curves.json",
                         QJsonDocument(root).toJson(QJsonDocument::Indented).toStdString());
+}
+
+std::vector<CurvePoint> readCurves(const std::string &path)
+{
+    QFile f(QString::fromStdString(path + ".curves.json"));
+    std::vector<CurvePoint> out;
+    if (!f.open(QIODevice::ReadOnly))
+        return out;
+    const QJsonArray rows =
+        QJsonDocument::fromJson(f.readAll()).object().value(QStringLiteral("curve")).toArray();
+    for (const auto &v : rows) {
+        const QJsonObject o = v.toObject();
+        CurvePoint p;
+        p.step = static_cast<long long>(o.value(QStringLiteral("step")).toDouble(-1));
+        for (const auto &c : kCurveColumns)
+            p.*c.member = o.value(QLatin1String(c.name)).toDouble(p.*c.member);
+        out.push_back(p);
+    }
+    return out;
 }
 
 void recordCurvePoint(TrainResult &result, const CurvePoint &p, const std::string &checkpointPath,

@@ -50,6 +50,9 @@ using TrainProgress = std::function<void(long long step, long long total, const 
 
 // <checkpoint>.curves.csv and <checkpoint>.curves.json (atomic writes).
 void writeCurves(const std::string &checkpointPath, const std::vector<CurvePoint> &curve);
+// The curve writeCurves left next to `checkpointPath` (its .curves.json); empty when the file
+// is missing or unreadable.
+std::vector<CurvePoint> readCurves(const std::string &checkpointPath);
 
 // What every trainer does with a curve point: append it; if it is a validation point
 // (validationAvgJct >= 0) that beats result's best (or is the first), make it the best and
