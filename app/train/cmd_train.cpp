@@ -440,10 +440,12 @@ int runRl(const QStringList &args)
     p.addOption({opt("replay"), opt("uniform (default), prioritised or none."), opt("MODE"), opt("uniform")});
     p.addOption({opt("entropy"), opt("Entropy bonus weight (default 0.1)."), opt("X")});
     p.addOption({opt("epsilon"), opt("Job-aware exploration probability (default 0.4)."), opt("X")});
-    p.addOption({opt("discount"), opt("Bootstrap across slots with this x V(next slot) (default 0 = the reference's per-slot return)."), opt("X")});
+    p.addOption({opt("discount"), opt("Bootstrap across slots with this x V(next slot) (default 0 = the reference's per-slot return); with --credit episode or episode-job, the discount of the return (default 1)."), opt("X")});
     p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 200)."), opt("N")});
     p.addOption({opt("value-lr"), opt("Adam learning rate of the value network (its own optimizer; default 1e-3)."), opt("X")});
-    p.addOption({opt("credit"), opt("split (default: stop-or-continue from the slot return, the task from its counterfactual return) or slot (the paper: every decision gets the slot return)."), opt("NAME"), opt("split")});
+    p.addOption({opt("credit"), opt("split (default: stop-or-continue from the slot return, the task from its counterfactual return), slot (the paper: every decision gets the slot return), episode (--envs rollouts of one trace to its end per update; a decision gets its rollout's JCT still to come minus the rollouts' mean from its slot: an input-dependent baseline, no critic, no replay) or episode-job (the same rollouts; the choice of task is credited with its job's completion slot against that job's mean over the rollouts)."), opt("NAME"), opt("split")});
+    p.addOption({opt("keep"), opt("--credit episode or episode-job: share of the decisions trained on (default 0.01; a dl2-reference rollout makes about 70,000)."), opt("X")});
+    p.addOption({opt("kl"), opt("Trust region: add X x KL(warm-up || policy) to the policy loss, the warm-up being the --init policy (default 0 = none)."), opt("X")});
     p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
     p.addOption({opt("importance-clip"), opt("Weight replayed/explored samples by pi/mu clipped to [0, X]; 0 (default) = full weight, as the reference."), opt("X")});
@@ -492,6 +494,13 @@ int runRl(const QStringList &args)
             o.valueLearningRate = parseDouble(p, opt("value-lr"), 1e-9, 10.0);
         o.credit = p.value(opt("credit")).toStdString();
         checkCredit(o.credit);
+        if (p.isSet(opt("keep"))) {
+            if (o.credit != "episode" && o.credit != "episode-job")
+                throw Error("--keep applies to --credit episode and episode-job only");
+            o.episodeKeep = parseDouble(p, opt("keep"), 1e-6, 1.0);
+        }
+        if (p.isSet(opt("kl")))
+            o.klWeight = parseDouble(p, opt("kl"), 0.0, 1e6);
         o.control = p.isSet(opt("control"));
         if (p.isSet(opt("stop-epsilon")))
             o.stopEpsilon = parseDouble(p, opt("stop-epsilon"), 0.0, 1.0);

@@ -299,6 +299,7 @@ struct Learner::Impl
     std::unique_ptr<torch::optim::Adam> valueOptimizer; // value network
     bool multiLabel = false;
     GradientReducer reducer;
+    ActorCritic reference{nullptr}; // frozen policy of the KL trust region
 
     // Replaces the gradients of `params` by the reducer's average (no-op in one process).
     void reduce(const std::vector<torch::Tensor> &params)
@@ -524,8 +525,20 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     }
     auto policyLoss = -(W * gain).sum();
     auto entropyMean = (W * entropy).sum();
+    torch::Tensor kl = torch::zeros({});
+    if (o.klWeight > 0 && m_impl->reference) {
+        torch::Tensor refLogp;
+        {
+            torch::NoGradGuard guard;
+            refLogp = forward(m_impl->reference, b, false).first;
+        }
+        // Masked actions have p = 0 under both and add nothing.
+        auto pRef = refLogp.exp();
+        kl = (W * torch::where(pRef > 0, pRef * (refLogp - logp), torch::zeros_like(logp)).sum(1)).sum();
+    }
     if (o.policyWeight > 0) {
-        auto loss = float(o.policyWeight) * (policyLoss - o.entropyWeight * entropyMean);
+        auto loss = float(o.policyWeight) *
+                    (policyLoss - o.entropyWeight * entropyMean + float(o.klWeight) * kl);
         m_impl->optimizer->zero_grad();
         loss.backward();
         m_impl->reduce(policyParameters(m_impl->model));
@@ -544,11 +557,19 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     stats.policyLoss = policyLoss.item<double>();
     stats.valueLoss = valueLoss.item<double>();
     stats.entropy = entropyMean.item<double>();
+    stats.kl = kl.item<double>();
     auto a = adv.contiguous();
     stats.advantages.assign(a.data_ptr<float>(), a.data_ptr<float>() + B);
     auto t = taskAdv.contiguous();
     stats.taskAdvantages.assign(t.data_ptr<float>(), t.data_ptr<float>() + B);
     return stats;
+}
+
+void Learner::setReference(const ParameterSet &parameters)
+{
+    m_impl->reference = makeModel(m_impl->spec, 1);
+    copyIn(m_impl->reference, parameters);
+    m_impl->reference->eval();
 }
 
 std::shared_ptr<const ParameterSet> Learner::parameters() const

@@ -37,6 +37,9 @@ struct RlLossOptions
     // those of sample permutation[i], which keeps their distribution and destroys their
     // pairing with the actions. The critic still learns from the true returns.
     std::vector<std::int64_t> permutation;
+    // Trust region: adds klWeight x KL(reference || policy), averaged like the other terms,
+    // where the reference is the policy frozen by Learner::setReference (the warm-up).
+    double klWeight = 0.0;
 };
 struct RlUpdateStats
 {
@@ -45,6 +48,7 @@ struct RlUpdateStats
     double entropy = 0.0;
     std::vector<float> advantages; // per sample (raw return - baseline), for priorities
     std::vector<float> taskAdvantages; // split: per sample (taskRet - batch mean; 0 for stop)
+    double kl = 0.0; // KL(reference || policy) on the batch (0 without a reference)
 };
 
 class Learner
@@ -80,6 +84,8 @@ public:
     // slUpdate/rlUpdate on an empty batch still take part, with a zero gradient.
     using GradientReducer = std::function<void(std::vector<float> &gradient)>;
     void setGradientReducer(GradientReducer reducer);
+    // Freezes these weights as the reference policy of RlLossOptions::klWeight.
+    void setReference(const ParameterSet &parameters);
     // A copy of the current weights for torch-free inference.
     std::shared_ptr<const ParameterSet> parameters() const;
     // The weights and (withOptimizer) the Adam state, for encodeCheckpoint.

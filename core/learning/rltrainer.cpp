@@ -27,8 +27,8 @@ void checkAblations(const std::vector<std::string> &ablations)
 
 void checkCredit(const std::string &credit)
 {
-    if (credit != "slot" && credit != "split")
-        throw Error("unknown credit '" + credit + "' (known: slot, split)");
+    if (credit != "slot" && credit != "split" && credit != "episode" && credit != "episode-job")
+        throw Error("unknown credit '" + credit + "' (known: slot, split, episode, episode-job)");
 }
 
 namespace {
@@ -47,6 +47,11 @@ struct Env
     std::unique_ptr<PolicyNetwork> critic; // V for bootstrapping
     std::vector<Sample> current, pending, finished;
     double lastReward = 0.0;
+    // Credit "episode": which decisions are kept, the rollout's slot rewards and the slot of
+    // each kept sample in `finished`.
+    Rng keep{0};
+    std::vector<double> slotRewards;
+    std::vector<int> sampleSlot;
     // Action mix and slot-end allocation since the last curve point.
     std::array<long long, 4> kinds{}; // worker, PS, bundle, stop decisions
     double workers = 0.0, ps = 0.0, running = 0.0;
@@ -88,7 +93,11 @@ private:
     void seedRandomNumbers();
     void makeEnvironments();
     void restart(Env &e);
+    void restart(Env &e, std::uint64_t seed);
     void stepEnvironment(Env &e);
+    void countAllocation(Env &e);
+    void runEpisode(Env &e);
+    Batch episodeBatch(double &rewardMean);
     void creditReturns(Env &e, double reward);
     void finishSamples(Env &e);
     Batch gatherBatch(double &rewardSum);
@@ -114,6 +123,8 @@ private:
     std::optional<ResumeState> m_resumed;
     // Settled options.
     bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false;
+    bool m_episodic = false;
+    double m_gamma = 1.0; // episode credit: the discount of the return
     bool m_unfinished = false;
     ReplayMode m_replayMode = ReplayMode::Uniform;
     double m_rewardScale = 1.0, m_discount = 0.0;
@@ -170,6 +181,9 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.importanceClip = o.importanceClip;
     m_loss.useValue = m_useValue;
     m_loss.split = m_split;
+    m_loss.klWeight = o.klWeight;
+    if (o.klWeight > 0)
+        m_learner->setReference(o.init.empty() ? *m_params : *readCheckpoint(o.init, o.kind).parameters);
 }
 
 // From a resume checkpoint (weights, optimizer, ResumeState), an init checkpoint or fresh.
@@ -205,15 +219,27 @@ void ActorCritic::loadNetworks()
 void ActorCritic::settleOptions()
 {
     checkCredit(o.credit);
+    m_episodic = o.credit == "episode" || o.credit == "episode-job";
+    if (m_episodic && (has(o.ablations, "no-value") || has(o.ablations, "no-replay") ||
+                       has(o.ablations, "per-action-reward")))
+        throw Error("--credit episode has no critic and no replay and credits whole rollouts: "
+                    "of the ablations only no-exploration applies");
+    if (m_episodic && o.envs < 2)
+        throw Error("--credit episode needs --envs 2 or more: the baseline is the mean over the "
+                    "rollouts of one trace (8 is a good start)");
+    if (m_episodic && !(o.episodeKeep > 0.0 && o.episodeKeep <= 1.0))
+        throw Error("--keep: expected a share in (0, 1]");
     // per-action-reward replaces the credit: plain policy gradient on each job's own progress.
-    m_split = o.credit == "split" && !has(o.ablations, "per-action-reward");
-    m_useValue = !has(o.ablations, "no-value");
+    m_split = (o.credit == "split" || o.credit == "episode-job") && !has(o.ablations, "per-action-reward");
+    m_useValue = !m_episodic && !has(o.ablations, "no-value");
     m_explore = !has(o.ablations, "no-exploration");
-    m_replayMode = has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
+    m_replayMode = m_episodic || has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
     m_perAction = has(o.ablations, "per-action-reward");
-    m_unfinished = o.unfinishedJobsReward.value_or(m_spec.kind == PolicyKind::Dl2Plus);
+    // The episode return is the JCT still to come only with the unfinished-jobs reward.
+    m_unfinished = o.unfinishedJobsReward.value_or(m_episodic || m_spec.kind == PolicyKind::Dl2Plus);
+    m_gamma = o.discount > 0.0 ? o.discount : 1.0;
     m_rewardScale = m_unfinished ? 0.02 : 1.0;
-    m_discount = m_useValue ? o.discount : 0.0;
+    m_discount = m_useValue ? o.discount : 0.0; // bootstrapping (not the episode return's)
     m_simOptions = m_scenario.simulation;
     m_simOptions.unfinishedJobsReward = m_unfinished;
 }
@@ -234,8 +260,11 @@ void ActorCritic::seedRandomNumbers()
 
 void ActorCritic::restart(Env &e)
 {
-    const std::uint64_t seed = o.trainSeedBase + m_episode++ * std::uint64_t(m_world) +
-                               std::uint64_t(m_rank);
+    restart(e, o.trainSeedBase + m_episode++ * std::uint64_t(m_world) + std::uint64_t(m_rank));
+}
+
+void ActorCritic::restart(Env &e, std::uint64_t seed)
+{
     e.sim = std::make_unique<Simulator>(m_scenario.cluster, m_profiles,
                                         m_scenario.trace(m_profiles, seed), m_simOptions);
 }
@@ -254,13 +283,17 @@ void ActorCritic::makeEnvironments()
         e.policy = std::make_unique<Dl2Policy>(
             m_spec, m_params, policySeed + std::uint64_t(m_rank) * m_envs.size() + i);
         e.critic = std::make_unique<PolicyNetwork>(m_spec, m_params);
+        e.keep.setState(o.seed * 7777 + std::uint64_t(m_rank) * 1000003 + i);
         ActorOptions actor;
         actor.sample = true;
         actor.epsilon = m_explore ? o.epsilon : 0.0;
         actor.threshold = o.threshold;
         actor.stopEpsilon = o.stopEpsilon;
         Env *ep = &e;
-        actor.onDecision = [ep](const EncodedState &s, int action, float mu, int job) {
+        const double keep = m_episodic ? o.episodeKeep : 1.0;
+        actor.onDecision = [ep, keep](const EncodedState &s, int action, float mu, int job) {
+            if (keep < 1.0 && ep->keep.uniform() >= keep)
+                return;
             Sample x = Sample::fromState(s, action);
             x.behaviourProb = mu;
             x.jobIndex = job;
@@ -383,6 +416,13 @@ void ActorCritic::stepEnvironment(Env &e)
     const double r = e.sim->rewards().empty() ? 0.0 : e.sim->rewards().back() * m_rewardScale;
     e.lastReward = r;
     creditReturns(e, r);
+    countAllocation(e);
+    finishSamples(e);
+}
+
+// The slot's decisions by kind and its final allocation, for the curves.
+void ActorCritic::countAllocation(Env &e)
+{
     for (const auto &x : e.current)
         ++e.kinds[x.jobIndex < 0 ? 3 : size_t(actionKind(x.action))];
     for (const auto &j : e.sim->jobs())
@@ -391,7 +431,90 @@ void ActorCritic::stepEnvironment(Env &e)
             e.ps += j.ps;
             e.running += 1.0;
         }
-    finishSamples(e);
+}
+
+// Credit "episode": one rollout to the end of the trace; the kept samples wait in
+// `finished` with their slots.
+void ActorCritic::runEpisode(Env &e)
+{
+    e.finished.clear();
+    e.slotRewards.clear();
+    e.sampleSlot.clear();
+    while (!e.sim->done()) {
+        e.current.clear();
+        e.sim->step(*e.policy);
+        e.slotRewards.push_back(e.sim->rewards().empty() ? 0.0 : e.sim->rewards().back() * m_rewardScale);
+        countAllocation(e);
+        for (auto &x : e.current) {
+            e.sampleSlot.push_back(int(e.slotRewards.size()) - 1);
+            e.finished.push_back(std::move(x));
+        }
+    }
+    e.current.clear();
+}
+
+// When job j finished in the environment's rollout (the rollout's end if it did not).
+double finishSlot(const Env &e, size_t j)
+{
+    const double f = e.sim->jobs()[j].finishTime;
+    return f >= 0.0 ? f : double(e.slotRewards.size());
+}
+
+// Credit "episode": every environment plays the same new training trace to its end; a
+// decision's return is its rollout's return from its slot on minus the mean of the
+// rollouts' returns from that slot (a rollout that has ended contributes 0).
+ActorCritic::Batch ActorCritic::episodeBatch(double &rewardMean)
+{
+    const std::uint64_t seed =
+        o.trainSeedBase + m_episode++ * std::uint64_t(m_world) + std::uint64_t(m_rank);
+    for (auto &e : m_envs)
+        restart(e, seed);
+    m_pool->run(int(m_envs.size()), [&](int i) { runEpisode(m_envs[size_t(i)]); });
+    size_t slots = 0;
+    for (const auto &e : m_envs)
+        slots = std::max(slots, e.slotRewards.size());
+    std::vector<std::vector<double>> returns;
+    std::vector<double> baseline(slots, 0.0);
+    rewardMean = 0.0;
+    for (const auto &e : m_envs) {
+        std::vector<double> g(slots, 0.0);
+        for (size_t t = e.slotRewards.size(); t-- > 0;)
+            g[t] = e.slotRewards[t] + (t + 1 < slots ? m_gamma * g[t + 1] : 0.0);
+        for (size_t t = 0; t < slots; ++t)
+            baseline[t] += g[t] / double(m_envs.size());
+        returns.push_back(std::move(g));
+        double sum = 0.0;
+        for (double r : e.slotRewards)
+            sum += r;
+        rewardMean += sum / double(std::max<size_t>(1, e.slotRewards.size())) / double(m_envs.size());
+    }
+    // episode-job: a job's completion slot in each rollout (its end if unfinished) and the
+    // mean over the rollouts.
+    std::vector<double> meanFinish;
+    if (m_split)
+        for (const auto &e : m_envs) {
+            meanFinish.resize(e.sim->jobs().size(), 0.0);
+            for (size_t j = 0; j < e.sim->jobs().size(); ++j)
+                meanFinish[j] += finishSlot(e, j) / double(m_envs.size());
+        }
+    Batch b;
+    for (size_t k = 0; k < m_envs.size(); ++k) {
+        Env &e = m_envs[k];
+        for (size_t i = 0; i < e.finished.size(); ++i) {
+            const size_t t = size_t(e.sampleSlot[i]);
+            e.finished[i].ret = float(returns[k][t] - baseline[t]);
+            const int j = e.finished[i].jobIndex;
+            if (m_split && j >= 0)
+                e.finished[i].taskRet = float(meanFinish[size_t(j)] - finishSlot(e, size_t(j)));
+            b.fresh.push_back(std::move(e.finished[i]));
+        }
+        e.finished.clear();
+    }
+    b.freshUsed = std::move(b.fresh);
+    b.fresh.clear();
+    for (const auto &x : b.freshUsed)
+        b.samples.push_back(&x);
+    return b;
 }
 
 // The finished samples of every environment (done ones restart), subsampled to the batch
@@ -459,7 +582,7 @@ void ActorCritic::update(long long step, Batch &b)
     std::vector<float> weights;
     for (const Sample *x : batch)
         weights.push_back(1.0f / float(present * perEnv[size_t(x->env)]));
-    if (!m_useValue && !batch.empty()) {
+    if (!m_useValue && !m_episodic && !batch.empty()) {
         double mean = 0.0;
         for (const Sample *x : batch)
             mean += x->ret;
@@ -570,12 +693,19 @@ TrainResult ActorCritic::train(const TrainProgress &progress, const std::atomic<
             m_result.cancelled = true;
             break;
         }
-        m_pool->run(int(m_envs.size()), [&](int i) { stepEnvironment(m_envs[size_t(i)]); });
-        double rewardSum = 0.0;
-        Batch batch = gatherBatch(rewardSum);
+        double reward = 0.0;
+        Batch batch;
+        if (m_episodic) {
+            batch = episodeBatch(reward);
+        } else {
+            m_pool->run(int(m_envs.size()), [&](int i) { stepEnvironment(m_envs[size_t(i)]); });
+            double rewardSum = 0.0;
+            batch = gatherBatch(rewardSum);
+            reward = rewardSum / double(m_envs.size());
+        }
         if (anyRankUpdates(batch))
             update(step, batch);
-        m_acc.reward += rewardSum / double(m_envs.size());
+        m_acc.reward += reward;
         if (m_comm && o.hashEvery > 0 && step % o.hashEvery == 0)
             checkSameWeights(m_comm, *m_params, step);
         const bool validate = step % o.validateEvery == 0 || step == o.steps;

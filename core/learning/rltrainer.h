@@ -28,6 +28,19 @@
 //     default for dl2, as the reference deploys it; the best checkpoint on the validation
 //     seeds (100-109 by default; training traces use seeds seedBase = 1000, 1001, ...; test
 //     seeds 1-10 are never touched) is kept;
+//   - credit "episode" (input-dependent baseline, Mao et al., ICLR 2019; as in Decima): each
+//     update runs `envs` rollouts of the SAME training trace to its end with the current
+//     policy; a decision in slot t of rollout k gets G(k, t) - mean over the rollouts of
+//     G(., t), G = the (discount^s-weighted; 0 = undiscounted) sum of the slot rewards from t on,
+//     with reward = minus the unfinished jobs (so G is the JCT still to come, exactly). The
+//     arrivals, which are the same in every rollout, cancel out of the advantage. No critic,
+//     no replay (on-policy); a random `episodeKeep` share of the decisions is trained on, in
+//     one step per update. Credit "episode-job": the same rollouts, split as in "split": stop
+//     or continue from that JCT-to-come advantage, the choice of task from its job's own
+//     completion slot in the rollout against the mean over the rollouts of that job's (the
+//     job's share of the JCT; what other jobs gain or lose is left out);
+//   - trust region (`klWeight` > 0): the policy loss adds klWeight x KL(warm-up || policy),
+//     the warm-up being the --init (or starting) policy, frozen;
 //   - control: the same run with the policy's advantages shuffled across each batch (the
 //     critic still sees true returns): what "learning" must beat;
 //   - ablations: "no-value" (baseline = running mean return), "no-exploration", "no-replay",
@@ -71,7 +84,9 @@ struct RlOptions
     double discount = 0.0;
     double importanceClip = 0.0;
     double valueLearningRate = 1e-3;
-    std::string credit = "split"; // or "slot" (the paper)
+    std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline)
+    double episodeKeep = 0.01;    // episode: share of the decisions trained on
+    double klWeight = 0.0;        // trust region around the starting policy (0 = none)
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;
     std::optional<Decode> decode; // of the trained policy; default: dl2 sample, dl2-plus as loaded

@@ -3,6 +3,7 @@
 // poor warm-up where a shuffled-advantage control does not; ES fine-tuning repairs a
 // sabotaged policy.
 #include "checkpoint.h"
+#include "checkpointwriter.h"
 #include "curves.h"
 #include "learner.h"
 #include "registerpolicies.h"
@@ -19,6 +20,7 @@ using namespace dl2;
 
 namespace {
 constexpr int kRepairSteps = 300;
+constexpr int kEpisodeRepairRounds = 200;
 }
 
 class TestRlTrainer : public QObject
@@ -75,12 +77,25 @@ private Q_SLOTS:
     }
 
     // A poor warm-up: a network whose PS outputs are biased up, so that jobs get PSs instead
-    // of workers. The actor-critic (split credit: a PS that adds nothing to its job's
-    // progress gets less than a worker that does) must bring the validation JCT of the
-    // deployed, sampled policy well down within a few hundred slots; the same run with its
-    // advantages shuffled across each batch must not.
+    // of workers. The actor-critic must bring the validation JCT of the deployed, sampled
+    // policy well down; the same run with its advantages shuffled across each batch must
+    // not. Split credit (a PS that adds nothing to its job's progress gets less than a
+    // worker that does) in a few hundred slots; episode credit (rollouts of one trace, the
+    // JCT still to come against the rollouts' mean) in a few dozen rounds of rollouts.
+    void actorCriticRepairsAPoorWarmUp_data()
+    {
+        QTest::addColumn<QString>("credit");
+        QTest::addColumn<int>("steps");
+        QTest::addColumn<int>("envs");
+        QTest::newRow("split") << QStringLiteral("split") << kRepairSteps << 1;
+        QTest::newRow("episode") << QStringLiteral("episode") << kEpisodeRepairRounds << 4;
+        QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 4;
+    }
     void actorCriticRepairsAPoorWarmUp()
     {
+        QFETCH(QString, credit);
+        QFETCH(int, steps);
+        QFETCH(int, envs);
         QTemporaryDir dir;
         PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
         spec.hidden1 = spec.hidden2 = 32;
@@ -98,9 +113,14 @@ private Q_SLOTS:
             RlOptions o;
             o.scenario = "dl2-small";
             o.init = init;
-            o.steps = kRepairSteps;
+            o.credit = credit.toStdString();
+            o.envs = envs;
+            o.episodeKeep = 0.1;
+            if (credit.startsWith(QStringLiteral("episode")))
+                o.learningRate = 1e-3;
+            o.steps = steps;
             o.criticWarmup = 20;
-            o.validateEvery = 50;
+            o.validateEvery = steps / 6;
             o.validationSeeds = {100, 101, 102, 103};
             o.control = control;
             o.output = dir.path().toStdString() + (control ? "/control.dl2ckpt" : "/real.dl2ckpt");
@@ -116,16 +136,19 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 -> %2").arg(start).arg(real.bestValidationAvgJct)));
         QVERIFY2(real.bestValidationAvgJct < control.bestValidationAvgJct - 0.5 * (start - real.bestValidationAvgJct),
                  qPrintable(QStringLiteral("real %1, control %2").arg(real.bestValidationAvgJct).arg(control.bestValidationAvgJct)));
-        // The repair is the one the credit points at: fewer PS decisions than at the start.
+        const Checkpoint kept = readCheckpoint(real.checkpoint);
+        QCOMPARE(kept.spec.decode, Decode::Sample);
+        QCOMPARE(kept.info.credit, credit.toStdString());
+        QVERIFY(kept.hasOptimizer);
+        // Split credit: the repair is the one the counterfactual points at, fewer PS decisions
+        // than at the start. (Episode credit is free to repair it otherwise.)
+        if (credit != QStringLiteral("split"))
+            return;
         const auto firstMix = std::find_if(real.curve.begin(), real.curve.end(),
                                            [](const CurvePoint &p) { return p.psShare >= 0; });
         QVERIFY(firstMix != real.curve.end());
         QVERIFY2(real.curve.back().psShare < firstMix->psShare,
                  qPrintable(QStringLiteral("PS share %1 -> %2").arg(firstMix->psShare).arg(real.curve.back().psShare)));
-        const Checkpoint kept = readCheckpoint(real.checkpoint);
-        QCOMPARE(kept.spec.decode, Decode::Sample);
-        QCOMPARE(kept.info.credit, std::string("split"));
-        QVERIFY(kept.hasOptimizer);
     }
 
     // Sampled decoding is seeded: the same policy, trace and seed give the same run; greedy
@@ -232,6 +255,69 @@ private Q_SLOTS:
         o.esScope = "head";
         o.algorithm = "genetic";
         QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
+    }
+
+    // The trust region (--kl): with a large weight on KL(warm-up || policy) the same run moves
+    // the policy network far less from its warm-up than without.
+    void trustRegionHoldsThePolicyNearItsWarmUp()
+    {
+        QTemporaryDir dir;
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
+        spec.hidden1 = spec.hidden2 = 32;
+        spec.decode = Decode::Sample;
+        const ParameterSet start = initialParameters(spec, 7);
+        const std::string init = dir.path().toStdString() + "/start.dl2ckpt";
+        TrainingInfo info;
+        info.scenario = "dl2-small";
+        writeCheckpoint(init, spec, info, start);
+        auto moved = [&](double kl) {
+            RlOptions o;
+            o.scenario = "dl2-small";
+            o.init = init;
+            o.steps = 60;
+            o.criticWarmup = 0;
+            o.learningRate = 1e-3;
+            o.klWeight = kl;
+            o.validateEvery = 60;
+            o.validationSeeds = {100};
+            o.output = dir.path().toStdString() + "/kl" + std::to_string(int(kl)) + ".dl2ckpt";
+            RlTrainer(o).run();
+            const Checkpoint latest = readResumeCheckpoint(o.output, PolicyKind::Dl2);
+            double d2 = 0.0;
+            for (const auto &[name, t] : *latest.parameters)
+                if (name.rfind("policy.", 0) == 0)
+                    for (size_t i = 0; i < t.data.size(); ++i)
+                        d2 += std::pow(double(t.data[i]) - double(start.at(name).data[i]), 2);
+            return std::sqrt(d2);
+        };
+        const double free = moved(0.0), held = moved(100.0);
+        qInfo("policy moved %.4f without the trust region, %.4f with KL weight 100", free, held);
+        QVERIFY(free > 0.0);
+        QVERIFY2(held < 0.5 * free, qPrintable(QStringLiteral("%1 vs %2").arg(held).arg(free)));
+    }
+
+    void episodeCreditRefusesWhatItHasNot()
+    {
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.credit = "episode";
+        o.envs = 4;
+        auto error = [&] {
+            try {
+                RlTrainer(o).run();
+            } catch (const std::exception &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        o.ablations = {"no-value"};
+        QVERIFY(error().contains(QStringLiteral("only no-exploration applies")));
+        o.ablations.clear();
+        o.episodeKeep = 0.0;
+        QVERIFY(error().contains(QStringLiteral("--keep")));
+        o.episodeKeep = 0.1;
+        o.envs = 1; // one rollout: no baseline
+        QVERIFY(error().contains(QStringLiteral("--envs 2 or more")));
     }
 
     void unknownCreditIsAnError()
