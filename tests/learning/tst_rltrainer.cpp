@@ -20,7 +20,7 @@ using namespace dl2;
 
 namespace {
 constexpr int kRepairSteps = 300;
-constexpr int kEpisodeRepairRounds = 200;
+constexpr int kEpisodeRepairRounds = 80;
 }
 
 class TestRlTrainer : public QObject
@@ -35,11 +35,13 @@ private Q_SLOTS:
         QTest::addColumn<QString>("ablation");
         QTest::addColumn<int>("envs");
         QTest::addColumn<QString>("replay");
-        QTest::newRow("dl2-prioritised") << QStringLiteral("dl2") << QString() << 1 << QStringLiteral("prioritised");
-        QTest::newRow("dl2-plus-2envs") << QStringLiteral("dl2-plus") << QString() << 2 << QStringLiteral("uniform");
-        QTest::newRow("no-value") << QStringLiteral("dl2") << QStringLiteral("no-value") << 1 << QStringLiteral("uniform");
-        QTest::newRow("per-action") << QStringLiteral("dl2-plus") << QStringLiteral("per-action-reward") << 1 << QStringLiteral("uniform");
-        QTest::newRow("no-replay-no-exploration") << QStringLiteral("dl2") << QStringLiteral("no-replay,no-exploration") << 1 << QStringLiteral("uniform");
+        QTest::addColumn<QString>("credit");
+        QTest::newRow("dl2-prioritised") << QStringLiteral("dl2") << QString() << 1 << QStringLiteral("prioritised") << QStringLiteral("split");
+        QTest::newRow("dl2-plus-2envs") << QStringLiteral("dl2-plus") << QString() << 2 << QStringLiteral("uniform") << QStringLiteral("split");
+        QTest::newRow("no-value") << QStringLiteral("dl2") << QStringLiteral("no-value") << 1 << QStringLiteral("uniform") << QStringLiteral("split");
+        QTest::newRow("per-action") << QStringLiteral("dl2-plus") << QStringLiteral("per-action-reward") << 1 << QStringLiteral("uniform") << QStringLiteral("split");
+        QTest::newRow("no-replay-no-exploration") << QStringLiteral("dl2") << QStringLiteral("no-replay,no-exploration") << 1 << QStringLiteral("uniform") << QStringLiteral("split");
+        QTest::newRow("episode-kl") << QStringLiteral("dl2") << QString() << 2 << QStringLiteral("uniform") << QStringLiteral("episode");
     }
     void shortRun()
     {
@@ -47,6 +49,7 @@ private Q_SLOTS:
         QFETCH(QString, ablation);
         QFETCH(int, envs);
         QFETCH(QString, replay);
+        QFETCH(QString, credit);
         QTemporaryDir dir;
         RlOptions o;
         o.scenario = "dl2-small";
@@ -55,9 +58,12 @@ private Q_SLOTS:
         spec.hidden1 = spec.hidden2 = 32;
         o.spec = spec;
         o.envs = envs;
-        o.steps = 40;
+        o.credit = credit.toStdString();
+        const bool episode = credit == QStringLiteral("episode");
+        o.steps = episode ? 6 : 40; // an episode step is a whole rollout per environment
+        o.klWeight = episode ? 0.5 : 0.0;
         o.criticWarmup = 10;
-        o.validateEvery = 20;
+        o.validateEvery = episode ? 3 : 20;
         o.validationSeeds = {100};
         o.replay = replayModeFromString(replay.toStdString());
         for (const QString &a : ablation.split(QLatin1Char(','), Qt::SkipEmptyParts))
@@ -80,15 +86,15 @@ private Q_SLOTS:
     // of workers. The actor-critic must bring the validation JCT of the deployed, sampled
     // policy well down; the same run with its advantages shuffled across each batch must
     // not. Split credit (a PS that adds nothing to its job's progress gets less than a
-    // worker that does) in a few hundred slots; episode credit (rollouts of one trace, the
-    // JCT still to come against the rollouts' mean) in a few dozen rounds of rollouts.
+    // worker that does) in a few hundred slots; episode-job credit (rollouts of one trace,
+    // each task credited with its job's completion against the rollouts' mean) in a few
+    // dozen rounds of rollouts.
     void actorCriticRepairsAPoorWarmUp_data()
     {
         QTest::addColumn<QString>("credit");
         QTest::addColumn<int>("steps");
         QTest::addColumn<int>("envs");
         QTest::newRow("split") << QStringLiteral("split") << kRepairSteps << 1;
-        QTest::newRow("episode") << QStringLiteral("episode") << kEpisodeRepairRounds << 4;
         QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 4;
     }
     void actorCriticRepairsAPoorWarmUp()
