@@ -17,7 +17,7 @@
 //     best-config on dl2-reference, validation seeds 100-109 and test seeds 1-10.
 // Usage: bench_learning [--json FILE] [--seed N] [--no-rl]
 //        bench_learning --window-ceiling [--json FILE]
-//        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot]
+//        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot|episode|episode-job]
 //                       [--speed-table FILE] [--out DIR] [--json FILE]
 #include "checkpoint.h"
 #include "decisionlatency.h"
@@ -230,6 +230,13 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
         o.control = run.control;
         o.steps = 100000000;
         o.validateEvery = 100;
+        if (options.credit.rfind("episode", 0) == 0) {
+            // An update is 8 whole rollouts of one trace (core/learning/README.md).
+            o.envs = 8;
+            o.episodeKeep = 0.02;
+            o.learningRate = 3e-4;
+            o.validateEvery = 25;
+        }
         o.validationSeeds = validation;
         o.seed = options.seed;
         o.output = dir + "/rl-" + run.name + ".dl2ckpt";
