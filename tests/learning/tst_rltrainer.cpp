@@ -21,6 +21,26 @@ using namespace dl2;
 namespace {
 constexpr int kRepairSteps = 300;
 constexpr int kEpisodeRepairRounds = 80;
+
+// A small dl2 (window 20, 32/32 hidden units) for dl2-small, decoding by sampling.
+PolicySpec smallDl2()
+{
+    PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
+    spec.hidden1 = spec.hidden2 = 32;
+    spec.decode = Decode::Sample;
+    return spec;
+}
+
+// Writes `parameters` as a dl2-small checkpoint DIR/NAME and returns its path.
+std::string writeStart(const QTemporaryDir &dir, const char *name, const PolicySpec &spec,
+                       const ParameterSet &parameters)
+{
+    const std::string path = dir.path().toStdString() + "/" + name;
+    TrainingInfo info;
+    info.scenario = "dl2-small";
+    writeCheckpoint(path, spec, info, parameters);
+    return path;
+}
 }
 
 class TestRlTrainer : public QObject
@@ -103,17 +123,12 @@ private Q_SLOTS:
         QFETCH(int, steps);
         QFETCH(int, envs);
         QTemporaryDir dir;
-        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
-        spec.hidden1 = spec.hidden2 = 32;
-        spec.decode = Decode::Sample;
+        const PolicySpec spec = smallDl2();
         ParameterSet poor = initialParameters(spec, 7);
         auto &bias = poor.at("policy.out.bias").data;
         for (int r = 0; r < spec.window; ++r)
             bias[size_t(3 * r + 1)] += 3.0f;
-        const std::string init = dir.path().toStdString() + "/poor.dl2ckpt";
-        TrainingInfo info;
-        info.scenario = "dl2-small";
-        writeCheckpoint(init, spec, info, poor);
+        const std::string init = writeStart(dir, "poor.dl2ckpt", spec, poor);
 
         auto run = [&](bool control) {
             RlOptions o;
@@ -268,14 +283,9 @@ private Q_SLOTS:
     void trustRegionHoldsThePolicyNearItsWarmUp()
     {
         QTemporaryDir dir;
-        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
-        spec.hidden1 = spec.hidden2 = 32;
-        spec.decode = Decode::Sample;
+        const PolicySpec spec = smallDl2();
         const ParameterSet start = initialParameters(spec, 7);
-        const std::string init = dir.path().toStdString() + "/start.dl2ckpt";
-        TrainingInfo info;
-        info.scenario = "dl2-small";
-        writeCheckpoint(init, spec, info, start);
+        const std::string init = writeStart(dir, "start.dl2ckpt", spec, start);
         auto moved = [&](double kl) {
             RlOptions o;
             o.scenario = "dl2-small";
