@@ -222,10 +222,10 @@ void ActorCritic::settleOptions()
     m_episodic = o.credit == "episode" || o.credit == "episode-job";
     if (m_episodic && (has(o.ablations, "no-value") || has(o.ablations, "no-replay") ||
                        has(o.ablations, "per-action-reward")))
-        throw Error("--credit episode has no critic and no replay and credits whole rollouts: "
+        throw Error("--credit " + o.credit + " has no critic and no replay and credits whole rollouts: "
                     "of the ablations only no-exploration applies");
     if (m_episodic && o.envs < 2)
-        throw Error("--credit episode needs --envs 2 or more: the baseline is the mean over the "
+        throw Error("--credit " + o.credit + " needs --envs 2 or more: the baseline is the mean over the "
                     "rollouts of one trace (8 is a good start)");
     if (m_episodic && !(o.episodeKeep > 0.0 && o.episodeKeep <= 1.0))
         throw Error("--keep: expected a share in (0, 1]");
