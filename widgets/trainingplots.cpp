@@ -187,8 +187,13 @@ void plotLosses(Plot *p, const TrainingCurvesModel &m, double xMax)
         line(p, s, QObject::tr("value loss"), 2, false);
         minMax(s.values, lo, hi);
     } else if (m.hasData(QStringLiteral("train_loss"))) {
-        p->setTitle(QObject::tr("Loss (supervised: cross-entropy against the teacher)"));
-        p->yAxis->setLabel(QObject::tr("cross-entropy"));
+        // Without value loss: a supervised run, or RL without a critic (the episode credits'
+        // policy-gradient loss; ES's distance moved).
+        const bool supervised = isSupervised(m);
+        p->setTitle(supervised ? QObject::tr("Loss (supervised: cross-entropy against the teacher)")
+                               : QObject::tr("Loss the trainer reports (RL without a critic)"));
+        p->yAxis->setLabel(supervised ? QObject::tr("cross-entropy")
+                                      : QObject::tr("policy loss (ES: distance moved)"));
         const auto train = m.series(QStringLiteral("train_loss"));
         line(p, train, QObject::tr("training"), 2, false);
         minMax(train.values, lo, hi);

@@ -137,7 +137,22 @@ void TestTrainingPage::rendersSlCurves()
     QCOMPARE(page.jctPlot()->graph(0)->dataCount(), 3);
     QCOMPARE(page.entropyPlot()->graphCount(), 0); // SL measures no entropy: a message instead
     QCOMPARE(page.lossPlot()->graphCount(), 2);    // training and validation cross-entropy
+    QCOMPARE(page.lossPlot()->yAxis->label(), QStringLiteral("cross-entropy"));
     QCOMPARE(page.actionPlot()->graphCount(), 0);
+
+    // RL without a critic (episode credits, ES): a loss but no value loss and no agreement.
+    // It is not a supervised cross-entropy.
+    writeFile(path, "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,reward,"
+                    "validation_avg_jct\n"
+                    "0,1,0,-1,-1,0,0,0,44.5\n"
+                    "25,200,0.02,-1,-1,0,0.03,-0.5,44.3\n"
+                    "50,400,-0.01,-1,-1,0,0.029,-0.5,43.9\n");
+    QVERIFY(page.openCurves(path));
+    page.refresh();
+    QCOMPARE(page.lossPlot()->graphCount(), 1);
+    QVERIFY2(!page.lossPlot()->yAxis->label().contains(QStringLiteral("cross-entropy")),
+             qPrintable(page.lossPlot()->yAxis->label()));
+    QCOMPARE(page.entropyPlot()->graphCount(), 1);
 }
 
 void TestTrainingPage::malformedFileShowsError()
