@@ -44,7 +44,7 @@ struct Env
     int id = 0;
     std::unique_ptr<Simulator> sim;
     std::unique_ptr<Dl2Policy> policy;
-    std::unique_ptr<PolicyNetwork> critic; // V for bootstrapping
+    std::unique_ptr<PolicyNetwork> critic; // V for bootstrapping (only with a discount)
     std::vector<Sample> current, pending, finished;
     double lastReward = 0.0;
     // Credit "episode": which decisions are kept, the rollout's slot rewards and the slot of
@@ -92,8 +92,9 @@ private:
     void settleOptions();
     void seedRandomNumbers();
     void makeEnvironments();
+    std::uint64_t nextTraceSeed();
     void restart(Env &e);
-    void restart(Env &e, std::uint64_t seed);
+    void restart(Env &e, const Trace &trace);
     void stepEnvironment(Env &e);
     void countAllocation(Env &e);
     void runEpisode(Env &e);
@@ -182,13 +183,12 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.useValue = m_useValue;
     m_loss.split = m_split;
     m_loss.klWeight = o.klWeight;
-    if (o.klWeight > 0)
-        m_learner->setReference(o.init.empty() ? *m_params : *readCheckpoint(o.init, o.kind).parameters);
 }
 
 // From a resume checkpoint (weights, optimizer, ResumeState), an init checkpoint or fresh.
 void ActorCritic::loadNetworks()
 {
+    std::shared_ptr<const ParameterSet> warmUp; // the trust region's reference, if not the start
     if (!o.resume.empty()) {
         const Checkpoint c = readResumeCheckpoint(o.resume, o.kind);
         if (!c.info.resume.present || c.info.trainer != "rl" || c.info.resume.values.size() != 6)
@@ -200,8 +200,11 @@ void ActorCritic::loadNetworks()
         m_learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
         m_resumed = c.info.resume;
         m_result.curve = curveBefore(c);
+        if (o.klWeight > 0 && !o.init.empty())
+            warmUp = readCheckpoint(o.init, o.kind).parameters;
     } else if (!o.init.empty()) {
         const Checkpoint c = readCheckpoint(o.init, o.kind);
+        warmUp = c.parameters;
         m_spec = c.spec;
         m_learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl",
                                               o.valueLearningRate);
@@ -209,6 +212,8 @@ void ActorCritic::loadNetworks()
         m_spec = o.spec ? *o.spec : defaultSpec(o.kind, m_scenario.window, m_profiles.size());
         m_learner = std::make_unique<Learner>(m_spec, o.learningRate, o.seed, o.valueLearningRate);
     }
+    if (o.klWeight > 0)
+        m_learner->setReference(warmUp ? *warmUp : *m_learner->parameters());
     if (o.decode)
         m_spec.decode = *o.decode;
     else if (m_spec.kind == PolicyKind::Dl2)
@@ -258,15 +263,20 @@ void ActorCritic::seedRandomNumbers()
         });
 }
 
-void ActorCritic::restart(Env &e)
+// The next training trace of this rank.
+std::uint64_t ActorCritic::nextTraceSeed()
 {
-    restart(e, o.trainSeedBase + m_episode++ * std::uint64_t(m_world) + std::uint64_t(m_rank));
+    return o.trainSeedBase + m_episode++ * std::uint64_t(m_world) + std::uint64_t(m_rank);
 }
 
-void ActorCritic::restart(Env &e, std::uint64_t seed)
+void ActorCritic::restart(Env &e)
 {
-    e.sim = std::make_unique<Simulator>(m_scenario.cluster, m_profiles,
-                                        m_scenario.trace(m_profiles, seed), m_simOptions);
+    restart(e, m_scenario.trace(m_profiles, nextTraceSeed()));
+}
+
+void ActorCritic::restart(Env &e, const Trace &trace)
+{
+    e.sim = std::make_unique<Simulator>(m_scenario.cluster, m_profiles, trace, m_simOptions);
 }
 
 void ActorCritic::makeEnvironments()
@@ -279,10 +289,12 @@ void ActorCritic::makeEnvironments()
     for (size_t i = 0; i < m_envs.size(); ++i) {
         Env &e = m_envs[i];
         e.id = int(i);
-        restart(e);
+        if (!m_episodic) // the episode credits start every environment on one trace per update
+            restart(e);
         e.policy = std::make_unique<Dl2Policy>(
             m_spec, m_params, policySeed + std::uint64_t(m_rank) * m_envs.size() + i);
-        e.critic = std::make_unique<PolicyNetwork>(m_spec, m_params);
+        if (m_discount > 0.0)
+            e.critic = std::make_unique<PolicyNetwork>(m_spec, m_params);
         e.keep.setState(o.seed * 7777 + std::uint64_t(m_rank) * 1000003 + i);
         ActorOptions actor;
         actor.sample = true;
@@ -465,10 +477,9 @@ double finishSlot(const Env &e, size_t j)
 // rollouts' returns from that slot (a rollout that has ended contributes 0).
 ActorCritic::Batch ActorCritic::episodeBatch(double &rewardMean)
 {
-    const std::uint64_t seed =
-        o.trainSeedBase + m_episode++ * std::uint64_t(m_world) + std::uint64_t(m_rank);
+    const Trace trace = m_scenario.trace(m_profiles, nextTraceSeed());
     for (auto &e : m_envs)
-        restart(e, seed);
+        restart(e, trace);
     m_pool->run(int(m_envs.size()), [&](int i) { runEpisode(m_envs[size_t(i)]); });
     size_t slots = 0;
     for (const auto &e : m_envs)
@@ -506,12 +517,10 @@ ActorCritic::Batch ActorCritic::episodeBatch(double &rewardMean)
             const int j = e.finished[i].jobIndex;
             if (m_split && j >= 0)
                 e.finished[i].taskRet = float(meanFinish[size_t(j)] - finishSlot(e, size_t(j)));
-            b.fresh.push_back(std::move(e.finished[i]));
+            b.freshUsed.push_back(std::move(e.finished[i]));
         }
         e.finished.clear();
     }
-    b.freshUsed = std::move(b.fresh);
-    b.fresh.clear();
     for (const auto &x : b.freshUsed)
         b.samples.push_back(&x);
     return b;
@@ -619,7 +628,8 @@ void ActorCritic::update(long long step, Batch &b)
     m_params = m_learner->parameters();
     for (auto &e : m_envs) {
         e.policy->setParameters(m_params);
-        e.critic = std::make_unique<PolicyNetwork>(m_spec, m_params);
+        if (m_discount > 0.0) // V bootstraps the return only then
+            e.critic = std::make_unique<PolicyNetwork>(m_spec, m_params);
     }
 }
 

@@ -115,7 +115,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("steps");
         QTest::addColumn<int>("envs");
         QTest::newRow("split") << QStringLiteral("split") << kRepairSteps << 1;
-        QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 4;
+        QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 8;
     }
     void actorCriticRepairsAPoorWarmUp()
     {
