@@ -443,8 +443,10 @@ int runRl(const QStringList &args)
     p.addOption({opt("discount"), opt("Bootstrap across slots with this x V(next slot) (default 0 = the reference's per-slot return); with --credit episode or episode-job, the discount of the return (default 1)."), opt("X")});
     p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 200)."), opt("N")});
     p.addOption({opt("value-lr"), opt("Adam learning rate of the value network (its own optimizer; default 1e-3)."), opt("X")});
-    p.addOption({opt("credit"), opt("split (default: stop-or-continue from the slot return, the task from its counterfactual return), slot (the paper: every decision gets the slot return), episode (--envs rollouts of one trace to its end per update; a decision gets its rollout's JCT still to come minus the rollouts' mean from its slot: an input-dependent baseline, no critic, no replay) or episode-job (the same rollouts; the choice of task is credited with its job's completion slot against that job's mean over the rollouts)."), opt("NAME"), opt("split")});
+    p.addOption({opt("credit"), opt("split (default: stop-or-continue from the slot return, the task from its counterfactual return), slot (the paper: every decision gets the slot return), episode (--envs rollouts of one trace to its end per update; a decision gets its rollout's JCT still to come minus the rollouts' mean from its slot: an input-dependent baseline, no critic, no replay) or episode-job (the same rollouts; the choice of task is credited with its job's completion slot against that job's mean over the rollouts) or vine (a trunk rollout advances a slot per update; --envs branches replay that slot with their own random numbers and play on with common ones; every decision of the slot gets its branch's JCT still to come minus the branches' mean)."), opt("NAME"), opt("split")});
     p.addOption({opt("keep"), opt("--credit episode or episode-job: share of the decisions trained on (default 0.01; a dl2-reference rollout makes about 70,000)."), opt("X")});
+    p.addOption({opt("horizon"), opt("--credit vine: slots each branch plays after the branch slot (default 0 = to the end of the trace)."), opt("N")});
+    p.addOption({opt("streams"), opt("--credit vine: random streams each allocation of the branch slot is played on with and averaged over (default 1); --envs / M allocations."), opt("M")});
     p.addOption({opt("kl"), opt("Trust region: add X x KL(warm-up || policy) to the policy loss, the warm-up being the --init policy (default 0 = none)."), opt("X")});
     p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
@@ -498,6 +500,16 @@ int runRl(const QStringList &args)
             if (o.credit != "episode" && o.credit != "episode-job")
                 throw Error("--keep applies to --credit episode and episode-job only");
             o.episodeKeep = parseDouble(p, opt("keep"), 1e-6, 1.0);
+        }
+        if (p.isSet(opt("horizon"))) {
+            if (o.credit != "vine")
+                throw Error("--horizon applies to --credit vine only");
+            o.vineHorizon = parsePositiveInt(p, opt("horizon"), 0, 100000);
+        }
+        if (p.isSet(opt("streams"))) {
+            if (o.credit != "vine")
+                throw Error("--streams applies to --credit vine only");
+            o.vineStreams = parsePositiveInt(p, opt("streams"), 1, 64);
         }
         if (p.isSet(opt("kl")))
             o.klWeight = parseDouble(p, opt("kl"), 0.0, 1e6);

@@ -27,8 +27,9 @@ void checkAblations(const std::vector<std::string> &ablations)
 
 void checkCredit(const std::string &credit)
 {
-    if (credit != "slot" && credit != "split" && credit != "episode" && credit != "episode-job")
-        throw Error("unknown credit '" + credit + "' (known: slot, split, episode, episode-job)");
+    if (credit != "slot" && credit != "split" && credit != "episode" && credit != "episode-job" &&
+        credit != "vine")
+        throw Error("unknown credit '" + credit + "' (known: slot, split, episode, episode-job, vine)");
 }
 
 namespace {
@@ -52,6 +53,9 @@ struct Env
     Rng keep{0};
     std::vector<double> slotRewards;
     std::vector<int> sampleSlot;
+    // Credit "vine": decisions are recorded only in the branch slot; the branch's return.
+    bool record = true;
+    double branchReturn = 0.0;
     // Action mix and slot-end allocation since the last curve point.
     std::array<long long, 4> kinds{}; // worker, PS, bundle, stop decisions
     double workers = 0.0, ps = 0.0, running = 0.0;
@@ -78,6 +82,7 @@ class ActorCritic
 public:
     explicit ActorCritic(const RlOptions &options);
     TrainResult train(const TrainProgress &progress, const std::atomic<bool> *cancel);
+    CreditSignal creditSignal(int slots);
 
 private:
     // A batch: fresh samples (subsampled) and replayed ones.
@@ -99,6 +104,11 @@ private:
     void countAllocation(Env &e);
     void runEpisode(Env &e);
     Batch episodeBatch(double &rewardMean);
+    std::uint64_t slotSeed(int slot, std::uint64_t stream) const;
+    void runBranch(Env &e, int draws, int continuation);
+    Simulator &trunk();
+    void advanceTrunk();
+    Batch vineBatch(double &rewardMean);
     void creditReturns(Env &e, double reward);
     void finishSamples(Env &e);
     Batch gatherBatch(double &rewardSum);
@@ -124,7 +134,10 @@ private:
     std::optional<ResumeState> m_resumed;
     // Settled options.
     bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false;
-    bool m_episodic = false;
+    bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
+    bool m_vine = false;
+    std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
+    std::uint64_t m_trunkTrace = 0;
     double m_gamma = 1.0; // episode credit: the discount of the return
     bool m_unfinished = false;
     ReplayMode m_replayMode = ReplayMode::Uniform;
@@ -224,14 +237,22 @@ void ActorCritic::loadNetworks()
 void ActorCritic::settleOptions()
 {
     checkCredit(o.credit);
-    m_episodic = o.credit == "episode" || o.credit == "episode-job";
+    m_vine = o.credit == "vine";
+    m_episodic = o.credit == "episode" || o.credit == "episode-job" || m_vine;
     if (m_episodic && (has(o.ablations, "no-value") || has(o.ablations, "no-replay") ||
                        has(o.ablations, "per-action-reward")))
         throw Error("--credit " + o.credit + " has no critic and no replay and credits whole rollouts: "
                     "of the ablations only no-exploration applies");
     if (m_episodic && o.envs < 2)
-        throw Error("--credit " + o.credit + " needs --envs 2 or more: the baseline is the mean over the "
-                    "rollouts of one trace (8 is a good start)");
+        throw Error("--credit " + o.credit + " needs --envs 2 or more: the baseline is the mean over the " +
+                    (m_vine ? "branches from one slot" : "rollouts of one trace") + " (8 is a good start)");
+    if (o.vineHorizon < 0 || (o.vineHorizon > 0 && !m_vine))
+        throw Error("--horizon applies to --credit vine only and counts slots (0 = to the end)");
+    if (o.vineStreams < 1 || (o.vineStreams > 1 && !m_vine))
+        throw Error("--streams applies to --credit vine only (1 or more)");
+    if (m_vine && (o.envs % o.vineStreams != 0 || o.envs / o.vineStreams < 2))
+        throw Error("--credit vine needs --envs a multiple of --streams, at least 2 x --streams: two "
+                    "allocations of the slot or more, each played on with every stream");
     if (m_episodic && !(o.episodeKeep > 0.0 && o.episodeKeep <= 1.0))
         throw Error("--keep: expected a share in (0, 1]");
     // per-action-reward replaces the credit: plain policy gradient on each job's own progress.
@@ -302,9 +323,9 @@ void ActorCritic::makeEnvironments()
         actor.threshold = o.threshold;
         actor.stopEpsilon = o.stopEpsilon;
         Env *ep = &e;
-        const double keep = m_episodic ? o.episodeKeep : 1.0;
+        const double keep = m_episodic && !m_vine ? o.episodeKeep : 1.0;
         actor.onDecision = [ep, keep](const EncodedState &s, int action, float mu, int job) {
-            if (keep < 1.0 && ep->keep.uniform() >= keep)
+            if (!ep->record || (keep < 1.0 && ep->keep.uniform() >= keep))
                 return;
             Sample x = Sample::fromState(s, action);
             x.behaviourProb = mu;
@@ -526,6 +547,135 @@ ActorCritic::Batch ActorCritic::episodeBatch(double &rewardMean)
     return b;
 }
 
+// Credit "vine": the policy's random numbers in one slot of the trunk's trace, from stream
+// `stream` (0: the continuation every branch shares).
+std::uint64_t ActorCritic::slotSeed(int slot, std::uint64_t stream) const
+{
+    Rng mix(m_trunkTrace * 0x9E3779B97F4A7C15ULL ^ (o.seed << 20) ^ (std::uint64_t(slot) << 8) ^
+            (stream * 0xD1B54A32D192ED03ULL));
+    mix.next();
+    return mix.next();
+}
+
+// Credit "vine": from a copy of the trunk, the branch slot with the branch's own draws
+// (`draws`; its decisions recorded), then up to vineHorizon slots with the continuation's
+// random numbers (`continuation` 0: the ones common to every branch).
+void ActorCritic::runBranch(Env &e, int draws, int continuation)
+{
+    e.sim = std::make_unique<Simulator>(*m_trunk);
+    e.current.clear();
+    e.policy->reseed(slotSeed(m_trunk->slot(), 1 + std::uint64_t(draws)));
+    e.record = true;
+    e.sim->step(*e.policy);
+    e.record = false;
+    countAllocation(e);
+    e.finished = std::move(e.current);
+    e.current.clear();
+    auto reward = [&] { return e.sim->rewards().empty() ? 0.0 : e.sim->rewards().back() * m_rewardScale; };
+    e.branchReturn = reward();
+    e.lastReward = e.branchReturn;
+    const std::uint64_t stream = continuation == 0 ? 0 : (std::uint64_t(1) << 32) + std::uint64_t(continuation);
+    double weight = 1.0;
+    for (int h = 1; !e.sim->done() && (o.vineHorizon == 0 || h <= o.vineHorizon); ++h) {
+        e.policy->reseed(slotSeed(e.sim->slot(), stream));
+        e.sim->step(*e.policy);
+        weight *= m_gamma;
+        e.branchReturn += weight * reward();
+    }
+}
+
+// Credit "vine": the trunk, on a new training trace when it has ended.
+Simulator &ActorCritic::trunk()
+{
+    if (!m_trunk || m_trunk->done()) {
+        m_trunkTrace = nextTraceSeed();
+        m_trunk = std::make_unique<Simulator>(m_scenario.cluster, m_profiles,
+                                              m_scenario.trace(m_profiles, m_trunkTrace), m_simOptions);
+    }
+    return *m_trunk;
+}
+
+// Credit "vine": the trunk plays its next slot with the common random numbers.
+void ActorCritic::advanceTrunk()
+{
+    Env &first = m_envs.front();
+    first.policy->reseed(slotSeed(m_trunk->slot(), 0));
+    first.record = false;
+    m_trunk->step(*first.policy);
+    first.record = true;
+}
+
+// Credit "vine": the branches of the trunk's next slot, then the trunk moves on by it.
+// Branch i plays allocation i / streams with continuation stream i % streams; an
+// allocation's return is the mean over its streams (its decisions are the same in each).
+ActorCritic::Batch ActorCritic::vineBatch(double &rewardMean)
+{
+    trunk();
+    const size_t streams = size_t(o.vineStreams), allocations = m_envs.size() / streams;
+    m_pool->run(int(m_envs.size()), [&](int i) {
+        runBranch(m_envs[size_t(i)], int(size_t(i) / streams), int(size_t(i) % streams));
+    });
+    std::vector<double> returns(allocations, 0.0);
+    double mean = 0.0;
+    rewardMean = 0.0;
+    for (size_t i = 0; i < m_envs.size(); ++i) {
+        returns[i / streams] += m_envs[i].branchReturn / double(streams);
+        mean += m_envs[i].branchReturn / double(m_envs.size());
+        rewardMean += m_envs[i].lastReward / double(m_envs.size());
+    }
+    Batch b;
+    for (size_t i = 0; i < m_envs.size(); ++i) {
+        Env &e = m_envs[i];
+        if (i % streams == 0)
+            for (auto &x : e.finished) {
+                x.ret = float(returns[i / streams] - mean);
+                b.freshUsed.push_back(std::move(x));
+            }
+        e.finished.clear();
+    }
+    for (const auto &x : b.freshUsed)
+        b.samples.push_back(&x);
+    advanceTrunk();
+    return b;
+}
+
+// See measureCreditSignal: branches i and i + envs/2 play the same branch-slot draws, the
+// first half on continuation stream 0 and the second on stream 1.
+CreditSignal ActorCritic::creditSignal(int slots)
+{
+    const auto start = std::chrono::steady_clock::now();
+    const size_t half = m_envs.size() / 2;
+    std::vector<double> first, second;
+    for (int n = 0; n < slots; ++n) {
+        trunk();
+        m_pool->run(int(2 * half), [&](int i) {
+            runBranch(m_envs[size_t(i)], int(size_t(i) % half), size_t(i) < half ? 0 : 1);
+        });
+        for (size_t h = 0; h < 2; ++h) {
+            double mean = 0.0;
+            for (size_t k = 0; k < half; ++k)
+                mean += m_envs[h * half + k].branchReturn / double(half);
+            for (size_t k = 0; k < half; ++k)
+                (h == 0 ? first : second).push_back((m_envs[h * half + k].branchReturn - mean) / m_rewardScale);
+        }
+        for (auto &e : m_envs)
+            e.finished.clear();
+        advanceTrunk();
+    }
+    CreditSignal r;
+    r.branches = int(first.size());
+    double xy = 0.0, xx = 0.0, yy = 0.0;
+    for (size_t k = 0; k < first.size(); ++k) {
+        xy += first[k] * second[k];
+        xx += first[k] * first[k];
+        yy += second[k] * second[k];
+    }
+    r.correlation = xx > 0.0 && yy > 0.0 ? xy / std::sqrt(xx * yy) : 0.0;
+    r.deviation = first.empty() ? 0.0 : std::sqrt(0.5 * (xx + yy) / double(first.size()));
+    r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return r;
+}
+
 // The finished samples of every environment (done ones restart), subsampled to the batch
 // size and filled up from replay. With replay, at most half the batch is fresh: a slot's
 // samples share one return, so a batch of one slot alone carries almost no signal.
@@ -588,9 +738,13 @@ void ActorCritic::update(long long step, Batch &b)
     int present = 0;
     for (int n : perEnv)
         present += n > 0 ? 1 : 0;
+    // Vine: every decision of every branch counts once, so that the branches' advantage
+    // multiplies the sum of its slot's log-probabilities (the slot's allocation is one action)
+    // and the decisions the branches share cancel exactly (their advantages sum to zero).
     std::vector<float> weights;
     for (const Sample *x : batch)
-        weights.push_back(1.0f / float(present * perEnv[size_t(x->env)]));
+        weights.push_back(m_vine ? 1.0f / float(batch.size())
+                                 : 1.0f / float(present * perEnv[size_t(x->env)]));
     if (!m_useValue && !m_episodic && !batch.empty()) {
         double mean = 0.0;
         for (const Sample *x : batch)
@@ -705,7 +859,9 @@ TrainResult ActorCritic::train(const TrainProgress &progress, const std::atomic<
         }
         double reward = 0.0;
         Batch batch;
-        if (m_episodic) {
+        if (m_vine) {
+            batch = vineBatch(reward);
+        } else if (m_episodic) {
             batch = episodeBatch(reward);
         } else {
             m_pool->run(int(m_envs.size()), [&](int i) { stepEnvironment(m_envs[size_t(i)]); });
@@ -751,6 +907,19 @@ TrainResult RlTrainer::run(const TrainProgress &progress, const std::atomic<bool
         throw Error("unknown RL algorithm '" + o.algorithm + "' (known: actor-critic, es)");
     checkAblations(o.ablations);
     return ActorCritic(o).train(progress, cancel);
+}
+
+CreditSignal measureCreditSignal(RlOptions options, int slots)
+{
+    if (options.init.empty())
+        throw Error("credit signal: needs the policy to measure (--init)");
+    if (options.envs < 4 || options.envs % 2 != 0)
+        throw Error("credit signal: needs an even number of branches, 4 or more (--envs)");
+    if (slots < 1)
+        throw Error("credit signal: needs at least one slot");
+    options.credit = "vine";
+    options.output.clear();
+    return ActorCritic(options).creditSignal(slots);
 }
 
 } // namespace dl2

@@ -39,6 +39,17 @@
 //     or continue from that JCT-to-come advantage, the choice of task from its job's own
 //     completion slot in the rollout against the mean over the rollouts of that job's (the
 //     job's share of the JCT; what other jobs gain or lose is left out);
+//   - credit "vine" (the vine of Schulman et al., TRPO, ICML 2015, with common random numbers):
+//     a trunk rollout of a training trace advances one slot per update; at each of its slots
+//     `envs` branches copy the trunk's simulator, each samples that slot's decisions with its
+//     own random numbers and then plays on (`vineHorizon` slots, 0 = to the end) with random
+//     numbers common to all branches (the policy is reseeded per slot), so the branches differ
+//     by that slot's allocation and what follows from it. Every decision of the branch slot
+//     gets its branch's JCT still to come minus the mean over the branches: decisions the
+//     branches share cancel, the ones they differ in carry the signal. With `vineStreams` M > 1
+//     the branches are envs / M allocations, each played on with M streams (common to the
+//     allocations) and scored by its mean: the rest of the run's randomness averages out
+//     (measureCreditSignal below says how much of it there is). No critic, no replay;
 //   - trust region (`klWeight` > 0): the policy loss adds klWeight x KL(warm-up || policy),
 //     the warm-up being the --init (or starting) policy, frozen;
 //   - control: the same run with the policy's advantages shuffled across each batch (the
@@ -84,8 +95,10 @@ struct RlOptions
     double discount = 0.0;
     double importanceClip = 0.0;
     double valueLearningRate = 1e-3;
-    std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline)
+    std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline), "vine"
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
+    int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
+    int vineStreams = 1;          // vine: random streams each allocation is played on with
     double klWeight = 0.0;        // trust region around the starting policy (0 = none)
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;
@@ -131,6 +144,25 @@ private:
 // The "es" algorithm (estrainer.cpp); RlTrainer::run dispatches to it.
 TrainResult runEsTrainer(const RlOptions &options, const TrainProgress &progress,
                          const std::atomic<bool> *cancel);
+
+// How much one slot's allocation tells about the JCT still to come, i.e. the signal a per-slot
+// credit from the JCT itself (credit "vine", and the episode credits) can have at a policy.
+// At `slots` consecutive slots of training traces (the policy `options.init` playing the
+// trunk, as credit "vine" does), envs/2 branch allocations of the slot are each played to the
+// end (or vineHorizon slots) twice, with two different random streams for everything after
+// the slot (common to the branches within each stream). A branch's advantage is its JCT still
+// to come minus the mean over the branches of its stream; `correlation` is the Pearson
+// correlation of the two measurements of the same branches' advantages (1: the allocation
+// decides it; 0: the rest of the run's randomness does), `deviation` their standard deviation
+// (job-slots). Needs options.init and an even options.envs >= 4.
+struct CreditSignal
+{
+    int branches = 0;
+    double correlation = 0.0;
+    double deviation = 0.0;
+    double seconds = 0.0;
+};
+CreditSignal measureCreditSignal(RlOptions options, int slots);
 
 // Throws dl2::Error for an unknown ablation name.
 void checkAblations(const std::vector<std::string> &ablations);

@@ -16,7 +16,12 @@
 //     (optimus-window-*, best-config-window-*, windowteacher.h) next to DRF, Optimus and
 //     best-config on dl2-reference, validation seeds 100-109 and test seeds 1-10.
 // Usage: bench_learning [--json FILE] [--seed N] [--no-rl]
+//   - --credit-signal: how much one slot's allocation tells about the JCT still to come
+//     (measureCreditSignal, rltrainer.h) at the paper's DRF warm-up (trained first) and at
+//     --init CKPT if given, dl2-reference, 8 branches per slot (4 allocations x 2 random
+//     streams for the rest of the run), --slots N consecutive slots (default 150).
 //        bench_learning --window-ceiling [--json FILE]
+//        bench_learning --credit-signal [--init CKPT] [--slots N] [--json FILE]
 //        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot|episode|episode-job]
 //                       [--speed-table FILE] [--out DIR] [--json FILE]
 #include "checkpoint.h"
@@ -180,6 +185,25 @@ struct RlVsControlOptions
     std::uint64_t seed = 1;
 };
 
+// The paper's warm-up: supervised learning on DRF's decisions, 300 steps, as DIR/sl-drf.dl2ckpt.
+std::string drfWarmUp(const std::string &dir, const ProfileSet &profiles,
+                      const std::vector<std::uint64_t> &validation)
+{
+    SlOptions sl;
+    sl.scenario = "dl2-reference";
+    sl.teacher = "drf";
+    sl.kind = PolicyKind::Dl2;
+    sl.steps = 300;
+    sl.validateEvery = 100;
+    sl.validationSeeds = validation;
+    sl.profiles = profiles;
+    sl.output = dir + "/sl-drf.dl2ckpt";
+    std::printf("training the SL warm-up (DRF teacher, 300 steps) ...\n");
+    std::fflush(stdout);
+    SlTrainer(sl).run();
+    return sl.output;
+}
+
 QJsonObject rlVsControl(const RlVsControlOptions &options)
 {
     const std::string scenario = "dl2-reference";
@@ -189,23 +213,7 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
     ProfileSet profiles = ProfileSet::reference();
     if (!options.speedTable.empty())
         profiles.useMeasuredSpeeds(readDl2Measurements(options.speedTable), options.speedTable);
-    std::string init = options.init;
-    if (init.empty()) {
-        // The paper's warm-up: supervised learning on DRF's decisions.
-        SlOptions sl;
-        sl.scenario = scenario;
-        sl.teacher = "drf";
-        sl.kind = PolicyKind::Dl2;
-        sl.steps = 300;
-        sl.validateEvery = 100;
-        sl.validationSeeds = validation;
-        sl.profiles = profiles;
-        sl.output = dir + "/sl-drf.dl2ckpt";
-        std::printf("training the SL warm-up (DRF teacher, 300 steps) ...\n");
-        std::fflush(stdout);
-        SlTrainer(sl).run();
-        init = sl.output;
-    }
+    const std::string init = options.init.empty() ? drfWarmUp(dir, profiles, validation) : options.init;
     const Scenario &sc = scenarioByName(scenario);
     const double drf = evaluateScheduler(sc, profiles, "drf", validation, 2);
     const double optimus = evaluateScheduler(sc, profiles, "optimus", validation, 2);
@@ -307,6 +315,41 @@ double meanJct(const std::string &policy, int firstSeed, int lastSeed)
     return sum / (lastSeed - firstSeed + 1);
 }
 
+// measureCreditSignal at the DRF warm-up and at `init` (if given).
+QJsonObject creditSignal(const std::string &init, int slotCount)
+{
+    QTemporaryDir tmp;
+    std::vector<std::pair<std::string, std::string>> policies = {
+        {"drf-warm-up", drfWarmUp(tmp.path().toStdString(), ProfileSet::reference(), seedRange(100, 104))}};
+    if (!init.empty())
+        policies.emplace_back(init, init);
+    std::printf("credit signal on dl2-reference (measured speeds), %d slots, 4 branch allocations x 2 "
+                "random streams per slot\n%-40s %9s %12s %14s %9s\n",
+                slotCount, "policy", "branches", "correlation", "sd (job-slots)", "seconds");
+    QJsonArray rows;
+    for (const auto &[name, path] : policies) {
+        RlOptions o;
+        o.scenario = "dl2-reference";
+        o.init = path;
+        o.envs = 8;
+        const CreditSignal s = measureCreditSignal(o, slotCount);
+        std::printf("%-40s %9d %12.3f %14.1f %9.1f\n", name.c_str(), s.branches, s.correlation,
+                    s.deviation, s.seconds);
+        std::fflush(stdout);
+        QJsonObject row;
+        row[QStringLiteral("policy")] = QString::fromStdString(name);
+        row[QStringLiteral("branches")] = s.branches;
+        row[QStringLiteral("correlation")] = s.correlation;
+        row[QStringLiteral("deviation_job_slots")] = s.deviation;
+        row[QStringLiteral("seconds")] = s.seconds;
+        rows.append(row);
+    }
+    QJsonObject out;
+    out[QStringLiteral("slots")] = slotCount;
+    out[QStringLiteral("policies")] = rows;
+    return out;
+}
+
 QJsonObject windowCeiling()
 {
     registerWindowTeachers();
@@ -338,6 +381,8 @@ int main(int argc, char **argv)
     bool rl = true;
     bool versusControl = false;
     bool ceiling = false;
+    bool signal = false;
+    int slotCount = 150;
     RlVsControlOptions vs;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--no-rl"))
@@ -346,6 +391,10 @@ int main(int argc, char **argv)
             versusControl = true;
         else if (!std::strcmp(argv[i], "--window-ceiling"))
             ceiling = true;
+        else if (!std::strcmp(argv[i], "--credit-signal"))
+            signal = true;
+        else if (!std::strcmp(argv[i], "--slots") && i + 1 < argc)
+            slotCount = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--init") && i + 1 < argc)
             vs.init = argv[++i];
         else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
@@ -365,6 +414,13 @@ int main(int argc, char **argv)
     QJsonObject root;
     if (ceiling) {
         root[QStringLiteral("window_ceiling")] = windowCeiling();
+    } else if (signal) {
+        try {
+            root[QStringLiteral("credit_signal")] = creditSignal(vs.init, slotCount);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "bench_learning: %s\n", e.what());
+            return 1;
+        }
     } else if (versusControl) {
         vs.seed = seed;
         try {

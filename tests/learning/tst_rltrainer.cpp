@@ -21,6 +21,7 @@ using namespace dl2;
 namespace {
 constexpr int kRepairSteps = 300;
 constexpr int kEpisodeRepairRounds = 80;
+constexpr int kVineRepairSteps = 300;
 
 // A small dl2 (window 20, 32/32 hidden units) for dl2-small, decoding by sampling.
 PolicySpec smallDl2()
@@ -40,6 +41,17 @@ std::string writeStart(const QTemporaryDir &dir, const char *name, const PolicyS
     info.scenario = "dl2-small";
     writeCheckpoint(path, spec, info, parameters);
     return path;
+}
+
+// A deliberately poor dl2-small warm-up (every add-a-PS action biased up by 3 logits) as
+// DIR/poor.dl2ckpt.
+std::string writePoorWarmUp(const QTemporaryDir &dir, const PolicySpec &spec)
+{
+    ParameterSet poor = initialParameters(spec, 7);
+    auto &bias = poor.at("policy.out.bias").data;
+    for (int r = 0; r < spec.window; ++r)
+        bias[size_t(3 * r + 1)] += 3.0f;
+    return writeStart(dir, "poor.dl2ckpt", spec, poor);
 }
 }
 
@@ -62,6 +74,7 @@ private Q_SLOTS:
         QTest::newRow("per-action") << QStringLiteral("dl2-plus") << QStringLiteral("per-action-reward") << 1 << QStringLiteral("uniform") << QStringLiteral("split");
         QTest::newRow("no-replay-no-exploration") << QStringLiteral("dl2") << QStringLiteral("no-replay,no-exploration") << 1 << QStringLiteral("uniform") << QStringLiteral("split");
         QTest::newRow("episode-kl") << QStringLiteral("dl2") << QString() << 2 << QStringLiteral("uniform") << QStringLiteral("episode");
+        QTest::newRow("vine-dl2-plus-streams-horizon") << QStringLiteral("dl2-plus") << QString() << 4 << QStringLiteral("uniform") << QStringLiteral("vine");
     }
     void shortRun()
     {
@@ -82,6 +95,10 @@ private Q_SLOTS:
         const bool episode = credit == QStringLiteral("episode");
         o.steps = episode ? 6 : 40; // an episode step is a whole rollout per environment
         o.klWeight = episode ? 0.5 : 0.0;
+        if (credit == QStringLiteral("vine")) { // 2 allocations x 2 streams, 3 slots on
+            o.vineStreams = 2;
+            o.vineHorizon = 3;
+        }
         o.criticWarmup = 10;
         o.validateEvery = episode ? 3 : 20;
         o.validationSeeds = {100};
@@ -108,7 +125,8 @@ private Q_SLOTS:
     // not. Split credit (a PS that adds nothing to its job's progress gets less than a
     // worker that does) in a few hundred slots; episode-job credit (rollouts of one trace,
     // each task credited with its job's completion against the rollouts' mean) in a few
-    // dozen rounds of rollouts.
+    // dozen rounds of rollouts; vine credit (8 branches of each slot of a trunk rollout,
+    // scored by the JCT still to come against their mean) in a few hundred slots.
     void actorCriticRepairsAPoorWarmUp_data()
     {
         QTest::addColumn<QString>("credit");
@@ -116,6 +134,7 @@ private Q_SLOTS:
         QTest::addColumn<int>("envs");
         QTest::newRow("split") << QStringLiteral("split") << kRepairSteps << 1;
         QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 8;
+        QTest::newRow("vine") << QStringLiteral("vine") << kVineRepairSteps << 8;
     }
     void actorCriticRepairsAPoorWarmUp()
     {
@@ -123,12 +142,7 @@ private Q_SLOTS:
         QFETCH(int, steps);
         QFETCH(int, envs);
         QTemporaryDir dir;
-        const PolicySpec spec = smallDl2();
-        ParameterSet poor = initialParameters(spec, 7);
-        auto &bias = poor.at("policy.out.bias").data;
-        for (int r = 0; r < spec.window; ++r)
-            bias[size_t(3 * r + 1)] += 3.0f;
-        const std::string init = writeStart(dir, "poor.dl2ckpt", spec, poor);
+        const std::string init = writePoorWarmUp(dir, smallDl2());
 
         auto run = [&](bool control) {
             RlOptions o;
@@ -137,7 +151,7 @@ private Q_SLOTS:
             o.credit = credit.toStdString();
             o.envs = envs;
             o.episodeKeep = 0.1;
-            if (credit.startsWith(QStringLiteral("episode")))
+            if (credit != QStringLiteral("split"))
                 o.learningRate = 1e-3;
             o.steps = steps;
             o.criticWarmup = 20;
@@ -278,6 +292,39 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
     }
 
+    // The credit-signal probe (measureCreditSignal): the same branch allocations, scored with
+    // two random streams for the rest of the run, agree closely when the rest is one slot and
+    // far less when it is the whole run; the streams do differ; deterministic; it refuses
+    // what it cannot measure.
+    void creditSignalSeparatesTheAllocationFromTheRest()
+    {
+        QTemporaryDir dir;
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.init = writePoorWarmUp(dir, smallDl2());
+        o.envs = 8;
+        o.vineHorizon = 1;
+        const CreditSignal nextSlot = measureCreditSignal(o, 40);
+        o.vineHorizon = 0;
+        const CreditSignal toTheEnd = measureCreditSignal(o, 40);
+        qInfo("correlation of two measurements of the same allocations: %.3f with one slot after "
+              "them, %.3f to the end (sd %.1f job-slots)",
+              nextSlot.correlation, toTheEnd.correlation, toTheEnd.deviation);
+        QCOMPARE(toTheEnd.branches, 40 * 4);
+        QVERIFY(toTheEnd.deviation > 0.0);
+        QVERIFY2(nextSlot.correlation > 0.8, qPrintable(QString::number(nextSlot.correlation)));
+        QVERIFY2(toTheEnd.correlation < nextSlot.correlation - 0.1,
+                 qPrintable(QStringLiteral("%1 vs %2").arg(toTheEnd.correlation).arg(nextSlot.correlation)));
+        QCOMPARE(measureCreditSignal(o, 40).correlation, toTheEnd.correlation);
+        o.envs = 6;
+        QCOMPARE(measureCreditSignal(o, 5).branches, 5 * 3);
+        o.envs = 5;
+        QVERIFY_THROWS_EXCEPTION(std::exception, measureCreditSignal(o, 5));
+        o.envs = 8;
+        o.init.clear();
+        QVERIFY_THROWS_EXCEPTION(std::exception, measureCreditSignal(o, 5));
+    }
+
     // The trust region (--kl): with a large weight on KL(warm-up || policy) the same run moves
     // the policy network far less from its warm-up than without.
     void trustRegionHoldsThePolicyNearItsWarmUp()
@@ -334,6 +381,18 @@ private Q_SLOTS:
         o.episodeKeep = 0.1;
         o.envs = 1; // one rollout: no baseline
         QVERIFY(error().contains(QStringLiteral("--envs 2 or more")));
+        o.envs = 4;
+        o.vineStreams = 2; // streams belong to the vine credit
+        QVERIFY(error().contains(QStringLiteral("--streams applies to --credit vine only")));
+        o.vineStreams = 1;
+        o.vineHorizon = 3;
+        QVERIFY(error().contains(QStringLiteral("--horizon applies to --credit vine only")));
+        o.vineHorizon = 0;
+        o.credit = "vine";
+        o.vineStreams = 4; // 4 branches, 4 streams: one allocation, nothing to compare
+        QVERIFY(error().contains(QStringLiteral("at least 2 x --streams")));
+        o.envs = 6; // not a multiple of the streams
+        QVERIFY(error().contains(QStringLiteral("a multiple of --streams")));
     }
 
     void unknownCreditIsAnError()
