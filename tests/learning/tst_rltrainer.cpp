@@ -21,7 +21,7 @@ using namespace dl2;
 namespace {
 constexpr int kRepairSteps = 300;
 constexpr int kEpisodeRepairRounds = 80;
-constexpr int kVineRepairSteps = 300;
+constexpr int kVineRepairSteps = 150;
 
 // A small dl2 (window 20, 32/32 hidden units) for dl2-small, decoding by sampling.
 PolicySpec smallDl2()
