@@ -1,12 +1,13 @@
 // Short RL runs (both kinds, with ablations and two environments): losses stay finite, the
-// run does not crash, and the kept checkpoint loads. The actor-critic repairs a deliberately
-// poor warm-up where a shuffled-advantage control does not; ES fine-tuning repairs a
-// sabotaged policy.
+// run does not crash, and the kept checkpoint loads. ES fine-tuning repairs a sabotaged
+// policy; the credit-signal probe, the trust region, seeding and errors. (The actor-critic's
+// repairs of a poor warm-up, against controls: tst_rlrepair.)
 #include "checkpoint.h"
 #include "checkpointwriter.h"
 #include "curves.h"
 #include "learner.h"
 #include "registerpolicies.h"
+#include "rltestutil.h"
 #include "rltrainer.h"
 #include "scenario.h"
 
@@ -17,43 +18,8 @@
 #include <cmath>
 
 using namespace dl2;
+using namespace dl2::test;
 
-namespace {
-constexpr int kRepairSteps = 300;
-constexpr int kEpisodeRepairRounds = 80;
-constexpr int kVineRepairSteps = 150;
-
-// A small dl2 (window 20, 32/32 hidden units) for dl2-small, decoding by sampling.
-PolicySpec smallDl2()
-{
-    PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
-    spec.hidden1 = spec.hidden2 = 32;
-    spec.decode = Decode::Sample;
-    return spec;
-}
-
-// Writes `parameters` as a dl2-small checkpoint DIR/NAME and returns its path.
-std::string writeStart(const QTemporaryDir &dir, const char *name, const PolicySpec &spec,
-                       const ParameterSet &parameters)
-{
-    const std::string path = dir.path().toStdString() + "/" + name;
-    TrainingInfo info;
-    info.scenario = "dl2-small";
-    writeCheckpoint(path, spec, info, parameters);
-    return path;
-}
-
-// A deliberately poor dl2-small warm-up (every add-a-PS action biased up by 3 logits) as
-// DIR/poor.dl2ckpt.
-std::string writePoorWarmUp(const QTemporaryDir &dir, const PolicySpec &spec)
-{
-    ParameterSet poor = initialParameters(spec, 7);
-    auto &bias = poor.at("policy.out.bias").data;
-    for (int r = 0; r < spec.window; ++r)
-        bias[size_t(3 * r + 1)] += 3.0f;
-    return writeStart(dir, "poor.dl2ckpt", spec, poor);
-}
-}
 
 class TestRlTrainer : public QObject
 {
@@ -119,82 +85,6 @@ private Q_SLOTS:
         QVERIFY(c.hasOptimizer);
     }
 
-    // A poor warm-up: a network whose PS outputs are biased up, so that jobs get PSs instead
-    // of workers. The actor-critic must bring the validation JCT of the deployed, sampled
-    // policy well down; the same run with its advantages shuffled across each batch must
-    // not. Split credit (a PS that adds nothing to its job's progress gets less than a
-    // worker that does) in a few hundred slots; episode-job credit (rollouts of one trace,
-    // each task credited with its job's completion against the rollouts' mean) in a few
-    // dozen rounds of rollouts; vine credit (8 branches of each slot of a trunk rollout,
-    // scored by the JCT still to come against their mean) in a few hundred slots.
-    void actorCriticRepairsAPoorWarmUp_data()
-    {
-        QTest::addColumn<QString>("credit");
-        QTest::addColumn<int>("steps");
-        QTest::addColumn<int>("envs");
-        QTest::newRow("split") << QStringLiteral("split") << kRepairSteps << 1;
-        QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 8;
-    }
-    void actorCriticRepairsAPoorWarmUp()
-    {
-        QFETCH(QString, credit);
-        QFETCH(int, steps);
-        QFETCH(int, envs);
-        repairsThePoorWarmUp(credit, steps, envs);
-    }
-    // The same with the vine credit: a function of its own, since QTest's watchdog allows a
-    // test function 5 minutes and the three together take longer under AddressSanitizer.
-    void vineCreditRepairsAPoorWarmUp() { repairsThePoorWarmUp(QStringLiteral("vine"), kVineRepairSteps, 8); }
-
-private:
-    void repairsThePoorWarmUp(const QString &credit, int steps, int envs)
-    {
-        QTemporaryDir dir;
-        const std::string init = writePoorWarmUp(dir, smallDl2());
-
-        auto run = [&](bool control) {
-            RlOptions o;
-            o.scenario = "dl2-small";
-            o.init = init;
-            o.credit = credit.toStdString();
-            o.envs = envs;
-            o.episodeKeep = 0.1;
-            if (credit != QStringLiteral("split"))
-                o.learningRate = 1e-3;
-            o.steps = steps;
-            o.criticWarmup = 20;
-            o.validateEvery = steps / 6;
-            o.validationSeeds = {100, 101, 102, 103};
-            o.control = control;
-            o.output = dir.path().toStdString() + (control ? "/control.dl2ckpt" : "/real.dl2ckpt");
-            return RlTrainer(o).run();
-        };
-        const TrainResult real = run(false);
-        const TrainResult control = run(true);
-        const double start = real.curve.front().validationAvgJct;
-        qInfo("poor warm-up %.2f: actor-critic best %.2f, control best %.2f", start,
-              real.bestValidationAvgJct, control.bestValidationAvgJct);
-        QCOMPARE(control.curve.front().validationAvgJct, start);
-        QVERIFY2(real.bestValidationAvgJct < 0.9 * start,
-                 qPrintable(QStringLiteral("%1 -> %2").arg(start).arg(real.bestValidationAvgJct)));
-        QVERIFY2(real.bestValidationAvgJct < control.bestValidationAvgJct - 0.5 * (start - real.bestValidationAvgJct),
-                 qPrintable(QStringLiteral("real %1, control %2").arg(real.bestValidationAvgJct).arg(control.bestValidationAvgJct)));
-        const Checkpoint kept = readCheckpoint(real.checkpoint);
-        QCOMPARE(kept.spec.decode, Decode::Sample);
-        QCOMPARE(kept.info.credit, credit.toStdString());
-        QVERIFY(kept.hasOptimizer);
-        // Split credit: the repair is the one the counterfactual points at, fewer PS decisions
-        // than at the start. (Episode credit is free to repair it otherwise.)
-        if (credit != QStringLiteral("split"))
-            return;
-        const auto firstMix = std::find_if(real.curve.begin(), real.curve.end(),
-                                           [](const CurvePoint &p) { return p.psShare >= 0; });
-        QVERIFY(firstMix != real.curve.end());
-        QVERIFY2(real.curve.back().psShare < firstMix->psShare,
-                 qPrintable(QStringLiteral("PS share %1 -> %2").arg(firstMix->psShare).arg(real.curve.back().psShare)));
-    }
-
-private Q_SLOTS:
     // Sampled decoding is seeded: the same policy, trace and seed give the same run; greedy
     // and sampled runs of a policy that is not sure differ.
     void sampledDecodingIsSeeded()
