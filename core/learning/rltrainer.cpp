@@ -100,6 +100,7 @@ private:
     std::uint64_t nextTraceSeed();
     void restart(Env &e);
     void restart(Env &e, const Trace &trace);
+    std::unique_ptr<Simulator> simulatorOn(const Trace &trace) const;
     void stepEnvironment(Env &e);
     void countAllocation(Env &e);
     void runEpisode(Env &e);
@@ -297,7 +298,12 @@ void ActorCritic::restart(Env &e)
 
 void ActorCritic::restart(Env &e, const Trace &trace)
 {
-    e.sim = std::make_unique<Simulator>(m_scenario.cluster, m_profiles, trace, m_simOptions);
+    e.sim = simulatorOn(trace);
+}
+
+std::unique_ptr<Simulator> ActorCritic::simulatorOn(const Trace &trace) const
+{
+    return std::make_unique<Simulator>(m_scenario.cluster, m_profiles, trace, m_simOptions);
 }
 
 void ActorCritic::makeEnvironments()
@@ -562,7 +568,10 @@ std::uint64_t ActorCritic::slotSeed(int slot, std::uint64_t stream) const
 // random numbers (`continuation` 0: the ones common to every branch).
 void ActorCritic::runBranch(Env &e, int draws, int continuation)
 {
-    e.sim = std::make_unique<Simulator>(*m_trunk);
+    if (e.sim)
+        *e.sim = *m_trunk; // reuses the branch's buffers
+    else
+        e.sim = std::make_unique<Simulator>(*m_trunk);
     e.current.clear();
     e.policy->reseed(slotSeed(m_trunk->slot(), 1 + std::uint64_t(draws)));
     e.record = true;
@@ -589,8 +598,7 @@ Simulator &ActorCritic::trunk()
 {
     if (!m_trunk || m_trunk->done()) {
         m_trunkTrace = nextTraceSeed();
-        m_trunk = std::make_unique<Simulator>(m_scenario.cluster, m_profiles,
-                                              m_scenario.trace(m_profiles, m_trunkTrace), m_simOptions);
+        m_trunk = simulatorOn(m_scenario.trace(m_profiles, m_trunkTrace));
     }
     return *m_trunk;
 }
@@ -598,11 +606,9 @@ Simulator &ActorCritic::trunk()
 // Credit "vine": the trunk plays its next slot with the common random numbers.
 void ActorCritic::advanceTrunk()
 {
-    Env &first = m_envs.front();
+    Env &first = m_envs.front(); // after its branch: not recording
     first.policy->reseed(slotSeed(m_trunk->slot(), 0));
-    first.record = false;
     m_trunk->step(*first.policy);
-    first.record = true;
 }
 
 // Credit "vine": the branches of the trunk's next slot, then the trunk moves on by it.
