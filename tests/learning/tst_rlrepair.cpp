@@ -18,7 +18,7 @@ using namespace dl2::test;
 namespace {
 constexpr int kRepairSteps = 300;
 constexpr int kEpisodeRepairRounds = 80;
-constexpr int kVineRepairSteps = 150;
+constexpr int kVineRepairSteps = 300;
 }
 
 class TestRlRepair : public QObject
@@ -36,20 +36,24 @@ private Q_SLOTS:
     // each task credited with its job's completion against the rollouts' mean) in a few
     // dozen rounds of rollouts; vine credit (8 branches of each slot of a trunk rollout,
     // scored by the JCT still to come against their mean) in a few hundred slots.
+    // The two episode credits train without the entropy bonus, which alone moves a policy
+    // this biased towards a repair (controls included).
     void actorCriticRepairsAPoorWarmUp_data()
     {
         QTest::addColumn<QString>("credit");
         QTest::addColumn<int>("steps");
         QTest::addColumn<int>("envs");
-        QTest::newRow("split") << QStringLiteral("split") << kRepairSteps << 1;
-        QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 8;
-        QTest::newRow("vine") << QStringLiteral("vine") << kVineRepairSteps << 8;
+        QTest::addColumn<double>("learningRate");
+        QTest::newRow("split") << QStringLiteral("split") << kRepairSteps << 1 << 1e-4;
+        QTest::newRow("episode-job") << QStringLiteral("episode-job") << kEpisodeRepairRounds << 8 << 1e-3;
+        QTest::newRow("vine") << QStringLiteral("vine") << kVineRepairSteps << 8 << 3e-4;
     }
     void actorCriticRepairsAPoorWarmUp()
     {
         QFETCH(QString, credit);
         QFETCH(int, steps);
         QFETCH(int, envs);
+        QFETCH(double, learningRate);
         QTemporaryDir dir;
         const std::string init = writePoorWarmUp(dir, smallDl2());
 
@@ -60,8 +64,13 @@ private Q_SLOTS:
             o.credit = credit.toStdString();
             o.envs = envs;
             o.episodeKeep = 0.1;
+            o.learningRate = learningRate;
+            // The episode credits without the entropy bonus: at their learning rates it pulls
+            // the PS bias down by itself, so their controls improved too (vine at 1e-3 with
+            // it: 31.4 against a control of 32.9; without it vine at 1e-3 learns nothing,
+            // at 1e-4 too slowly, 34.3 in 300 slots).
             if (credit != QStringLiteral("split"))
-                o.learningRate = 1e-3;
+                o.entropyWeight = 0.0;
             o.steps = steps;
             o.criticWarmup = 20;
             o.validateEvery = steps / 6;
