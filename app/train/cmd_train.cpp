@@ -447,6 +447,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("keep"), opt("--credit episode or episode-job: share of the decisions trained on (default 0.01; a dl2-reference rollout makes about 70,000)."), opt("X")});
     p.addOption({opt("horizon"), opt("--credit vine: slots each branch plays after the branch slot (default 0 = to the end of the trace)."), opt("N")});
     p.addOption({opt("streams"), opt("--credit vine: random streams each allocation of the branch slot is played on with and averaged over (default 1); --envs / M allocations."), opt("M")});
+    p.addOption({opt("continuation"), opt("--credit vine: how the trunk and the slots after the branch slot play: sample (default: the policy as it trains) or greedy (its arg max without exploration, the policy as deployed with --decode greedy: every branch's return is the exact value of its allocation; one stream)."), opt("MODE")});
     p.addOption({opt("kl"), opt("Trust region: add X x KL(warm-up || policy) to the policy loss, the warm-up being the --init policy (default 0 = none)."), opt("X")});
     p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
@@ -510,6 +511,14 @@ int runRl(const QStringList &args)
             if (o.credit != "vine")
                 throw Error("--streams applies to --credit vine only");
             o.vineStreams = parsePositiveInt(p, opt("streams"), 1, 64);
+        }
+        if (p.isSet(opt("continuation"))) {
+            const QString c = p.value(opt("continuation"));
+            if (o.credit != "vine")
+                throw Error("--continuation applies to --credit vine only");
+            if (c != QLatin1String("sample") && c != QLatin1String("greedy"))
+                throw Error("--continuation: expected sample or greedy, got '" + c.toStdString() + "'");
+            o.vineGreedy = c == QLatin1String("greedy");
         }
         if (p.isSet(opt("kl")))
             o.klWeight = parseDouble(p, opt("kl"), 0.0, 1e6);

@@ -26,6 +26,7 @@ class PolicyNetwork;
 struct ActorOptions
 {
     bool sample = false;    // sample from the policy instead of arg max
+    bool greedy = false;    // arg max even where the spec decodes by sampling (over `sample`)
     double epsilon = 0.0;   // job-aware exploration probability in poor states
     double threshold = 10.0; // worker:PS (or PS:worker) ratio that counts as poor
     // Stop exploration: with this probability a decision that is not stop becomes stop (the
@@ -61,7 +62,10 @@ public:
     const std::vector<DecisionRecord> &lastDecisions() const override { return m_decisions; }
     // Names the columns of the policy's state, in the encoder's order (stateencoder.cpp).
     DecisionLayout decisionLayout() const override;
-    bool sampling() const { return m_actor.sample || m_spec.decode == Decode::Sample; }
+    bool sampling() const
+    {
+        return !m_actor.greedy && (m_actor.sample || m_spec.decode == Decode::Sample);
+    }
     // Safety bound on inferences per slot.
     void setMaxInferences(int n) { m_maxInferences = n; }
 

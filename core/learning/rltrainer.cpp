@@ -53,9 +53,11 @@ struct Env
     Rng keep{0};
     std::vector<double> slotRewards;
     std::vector<int> sampleSlot;
-    // Credit "vine": decisions are recorded only in the branch slot; the branch's return.
+    // Credit "vine": decisions are recorded only in the branch slot; the branch's return; how
+    // the policy acts in the branch slot (`actor`) and after it (`after`, vineGreedy only).
     bool record = true;
     double branchReturn = 0.0;
+    ActorOptions actor, after;
     // Action mix and slot-end allocation since the last curve point.
     std::array<long long, 4> kinds{}; // worker, PS, bundle, stop decisions
     double workers = 0.0, ps = 0.0, running = 0.0;
@@ -251,6 +253,9 @@ void ActorCritic::settleOptions()
         throw Error("--horizon applies to --credit vine only and counts slots (0 = to the end)");
     if (o.vineStreams < 1 || (o.vineStreams > 1 && !m_vine))
         throw Error("--streams applies to --credit vine only (1 or more)");
+    if (o.vineGreedy && (!m_vine || o.vineStreams > 1))
+        throw Error("--continuation greedy applies to --credit vine with one stream: the arg max "
+                    "continuation has no random numbers to average over");
     if (m_vine && (o.envs % o.vineStreams != 0 || o.envs / o.vineStreams < 2))
         throw Error("--credit vine needs --envs a multiple of --streams, at least 2 x --streams: two "
                     "allocations of the slot or more, each played on with every stream");
@@ -339,6 +344,8 @@ void ActorCritic::makeEnvironments()
             x.env = ep->id;
             ep->current.push_back(std::move(x));
         };
+        e.actor = actor;
+        e.after.greedy = true; // vineGreedy: no sampling, no exploration, nothing recorded
         e.policy->setActor(std::move(actor));
     }
 }
@@ -574,9 +581,13 @@ void ActorCritic::runBranch(Env &e, int draws, int continuation)
         e.sim = std::make_unique<Simulator>(*m_trunk);
     e.current.clear();
     e.policy->reseed(slotSeed(m_trunk->slot(), 1 + std::uint64_t(draws)));
+    if (o.vineGreedy)
+        e.policy->setActor(e.actor);
     e.record = true;
     e.sim->step(*e.policy);
     e.record = false;
+    if (o.vineGreedy)
+        e.policy->setActor(e.after);
     countAllocation(e);
     e.finished = std::move(e.current);
     e.current.clear();
@@ -606,7 +617,7 @@ Simulator &ActorCritic::trunk()
 // Credit "vine": the trunk plays its next slot with the common random numbers.
 void ActorCritic::advanceTrunk()
 {
-    Env &first = m_envs.front(); // after its branch: not recording
+    Env &first = m_envs.front(); // after its branch: not recording (and arg max if vineGreedy)
     first.policy->reseed(slotSeed(m_trunk->slot(), 0));
     m_trunk->step(*first.policy);
 }

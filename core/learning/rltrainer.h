@@ -49,7 +49,11 @@
 //     branches share cancel, the ones they differ in carry the signal. With `vineStreams` M > 1
 //     the branches are envs / M allocations, each played on with M streams (common to the
 //     allocations) and scored by its mean: the rest of the run's randomness averages out
-//     (measureCreditSignal below says how much of it there is). No critic, no replay;
+//     (measureCreditSignal below says how much of it there is). With `vineGreedy` the trunk
+//     and every slot after the branch slot play the policy's arg max without exploration
+//     (the policy as deployed with --decode greedy): the branches' returns are exact values
+//     of their allocations under the deployed policy, with no randomness after the branch
+//     slot (rollout policy improvement; only the branch slot samples). No critic, no replay;
 //   - trust region (`klWeight` > 0): the policy loss adds klWeight x KL(warm-up || policy),
 //     the warm-up being the --init (or starting) policy, frozen;
 //   - control: the same run with the policy's advantages shuffled across each batch (the
@@ -99,6 +103,7 @@ struct RlOptions
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
     int vineStreams = 1;          // vine: random streams each allocation is played on with
+    bool vineGreedy = false;      // vine: the trunk and the slots after the branch slot play arg max
     double klWeight = 0.0;        // trust region around the starting policy (0 = none)
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;

@@ -41,6 +41,7 @@ private Q_SLOTS:
         QTest::newRow("no-replay-no-exploration") << QStringLiteral("dl2") << QStringLiteral("no-replay,no-exploration") << 1 << QStringLiteral("uniform") << QStringLiteral("split");
         QTest::newRow("episode-kl") << QStringLiteral("dl2") << QString() << 2 << QStringLiteral("uniform") << QStringLiteral("episode");
         QTest::newRow("vine-dl2-plus-streams-horizon") << QStringLiteral("dl2-plus") << QString() << 4 << QStringLiteral("uniform") << QStringLiteral("vine");
+        QTest::newRow("vine-greedy-continuation") << QStringLiteral("dl2") << QString() << 3 << QStringLiteral("uniform") << QStringLiteral("vine-greedy");
     }
     void shortRun()
     {
@@ -58,6 +59,12 @@ private Q_SLOTS:
         o.spec = spec;
         o.envs = envs;
         o.credit = credit.toStdString();
+        if (credit == QStringLiteral("vine-greedy")) { // 3 allocations, the rest arg max
+            o.credit = "vine";
+            o.vineGreedy = true;
+            o.vineHorizon = 4;
+            o.decode = Decode::Greedy;
+        }
         const bool episode = credit == QStringLiteral("episode");
         o.steps = episode ? 6 : 40; // an episode step is a whole rollout per environment
         o.klWeight = episode ? 0.5 : 0.0;
@@ -215,6 +222,15 @@ private Q_SLOTS:
         QVERIFY2(toTheEnd.correlation < nextSlot.correlation - 0.1,
                  qPrintable(QStringLiteral("%1 vs %2").arg(toTheEnd.correlation).arg(nextSlot.correlation)));
         QCOMPARE(measureCreditSignal(o, 40).correlation, toTheEnd.correlation);
+        // With the arg max after the branch slot nothing after it is random: the two streams
+        // measure the same values, which still differ between the allocations.
+        o.vineGreedy = true;
+        const CreditSignal exact = measureCreditSignal(o, 40);
+        qInfo("arg max continuation: correlation %.6f, sd %.1f job-slots", exact.correlation,
+              exact.deviation);
+        QVERIFY2(exact.correlation > 0.999999, qPrintable(QString::number(exact.correlation)));
+        QVERIFY(exact.deviation > 0.0);
+        o.vineGreedy = false;
         o.envs = 6;
         QCOMPARE(measureCreditSignal(o, 5).branches, 5 * 3);
         o.envs = 5;
@@ -292,6 +308,12 @@ private Q_SLOTS:
         QVERIFY(error().contains(QStringLiteral("at least 2 x --streams")));
         o.envs = 6; // not a multiple of the streams
         QVERIFY(error().contains(QStringLiteral("a multiple of --streams")));
+        o.envs = 8;
+        o.vineGreedy = true; // the arg max continuation has nothing to average over
+        QVERIFY(error().contains(QStringLiteral("--continuation greedy applies to --credit vine with one stream")));
+        o.vineStreams = 1;
+        o.credit = "episode";
+        QVERIFY(error().contains(QStringLiteral("--continuation greedy applies to --credit vine")));
     }
 
     void unknownCreditIsAnError()
