@@ -6,7 +6,8 @@
 #     -O2 -g with line tables only, ~20 % less compile time, reports keep function and
 #     file:line; the bench_* benchmarks, which CTest never runs, are left out) and run it;
 #  3. build the libFuzzer targets (preset fuzz, clang) and fuzz each for DL2_FUZZ_SECONDS
-#     (default 30) seconds (CTest label fuzz).
+#     (default 20) seconds (CTest label fuzz): a bounded smoke run on every change; longer
+#     campaigns: `ctest --preset fuzz` with -DDL2_FUZZ_SECONDS=N (README "Fuzzing").
 # Arguments go to the Release ctest. DL2_SKIP_SANITIZERS=1 stops after step 1 (a quick local
 # check; CI runs all three).
 set -euo pipefail
@@ -30,8 +31,8 @@ cmake --build --preset asan
 # Leak detection off: libtorch keeps its allocations until exit.
 ASAN_OPTIONS=detect_leaks=0 QT_QPA_PLATFORM=offscreen ctest --preset asan
 
-stage "fuzzing (libFuzzer, ${DL2_FUZZ_SECONDS:-30} s per target)"
-cmake --preset fuzz -DDL2_FUZZ_SECONDS="${DL2_FUZZ_SECONDS:-30}"
+stage "fuzzing (libFuzzer, ${DL2_FUZZ_SECONDS:-20} s per target)"
+cmake --preset fuzz -DDL2_FUZZ_SECONDS="${DL2_FUZZ_SECONDS:-20}"
 cmake --build --preset fuzz
 ctest --preset fuzz
 
