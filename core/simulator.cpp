@@ -335,7 +335,7 @@ BestConfig bestConfig(const SpeedModel &model, const ModelProfile &profile, int 
             const double s = model.speed(p, w);
             // Strictly faster wins; ties keep the smaller (earlier) configuration.
             if (s > best.speed) {
-                best = {p, w, s};
+                best = {{p, w}, s};
             }
         }
     }

@@ -166,7 +166,7 @@ void LearnerProcess::setPlanner(dl2::PolicyPlanner *planner)
 {
     m_planner = planner;
     if (m_planner)
-        m_planner->setVersion("v" + std::to_string(m_status.version));
+        m_planner->setVersion(dl2::PolicyPlanner::versionName(m_status.version));
 }
 
 void LearnerProcess::stop()
@@ -261,7 +261,7 @@ void LearnerProcess::onLine(const QByteArray &line)
         m_status.version = version;
         m_checkpoint = path;
         if (m_planner)
-            m_planner->setVersion("v" + std::to_string(version));
+            m_planner->setVersion(dl2::PolicyPlanner::versionName(version));
         Q_EMIT markAdded(LearningMark{m_nextSlot, version, rollback});
         Q_EMIT statusChanged(m_status);
 #endif

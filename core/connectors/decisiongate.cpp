@@ -128,7 +128,7 @@ std::vector<ResizeDecision> DecisionGate::diff(const ClusterView &view,
         d.id = ResizeDecision::makeId(runId, view.nextSlot, j.id);
         d.slot = view.nextSlot;
         d.job = j.id;
-        d.from = {j.ps, j.workers, j.tasks};
+        d.from = {{j.ps, j.workers}, j.tasks};
         d.to = proposals[i];
         d.speedBefore = predictedSpeed(j.type, d.from);
         d.speedAfter = predictedSpeed(j.type, d.to);
@@ -334,7 +334,7 @@ void DecisionGate::override(const std::string &id, int ps, int workers)
     requireOpen();
     const int i = indexOf(id);
     GateEntry e = m_entries[static_cast<size_t>(i)];
-    Allocation to{ps, workers, {}};
+    Allocation to{{ps, workers}, {}};
     checkCapacity(i, to);
     e.decision.to = to;
     for (const JobState &j : m_view.jobs)

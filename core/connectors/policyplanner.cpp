@@ -26,6 +26,13 @@ PolicyPlanner::PolicyPlanner(std::unique_ptr<Scheduler> scheduler, ProfileSet pr
 
 PolicyPlanner::~PolicyPlanner() = default;
 
+std::string PolicyPlanner::versionName(int version)
+{
+    std::string name = "v"; // not "v" + std::to_string(): a false -Wrestrict in GCC 12
+    name += std::to_string(version);
+    return name;
+}
+
 std::string PolicyPlanner::policy() const
 {
     return m_scheduler->name();

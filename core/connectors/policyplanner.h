@@ -32,6 +32,8 @@ public:
     // empty for a fixed policy, "v<N>" for an online-learning one.
     const std::string &version() const { return m_version; }
     void setVersion(std::string version) { m_version = std::move(version); }
+    // "v<N>": how the audit log, events and the console name online-learning version N.
+    static std::string versionName(int version);
     // The slot a scheduler plans on, rebuilt from a view exactly as plan() does (every
     // allocation cleared): --from-audit and online learning rebuild a decision's state with it.
     struct RebuiltSlot

@@ -248,6 +248,15 @@ torch::Tensor shuffledAmong(const torch::Tensor &v, const torch::Tensor &where, 
 // seed and world size give bit-identical checkpoints).
 std::string adamKey(const torch::Tensor &p) { return c10::guts::to_string(p.unsafeGetTensorImpl()); }
 
+// "p<i>.": the archive keys of the i-th parameter's Adam state begin with it.
+std::string adamPrefix(size_t i)
+{
+    std::string k = "p"; // not "p" + std::to_string(): a false -Wrestrict in GCC 12
+    k += std::to_string(i);
+    k += '.';
+    return k;
+}
+
 void saveAdam(const torch::optim::Adam &opt, torch::serialize::OutputArchive &ar)
 {
     ar.write("dl2.adam", torch::tensor(std::int64_t(1)));
@@ -257,7 +266,7 @@ void saveAdam(const torch::optim::Adam &opt, torch::serialize::OutputArchive &ar
         if (it == opt.state().end())
             continue;
         const auto &st = static_cast<const torch::optim::AdamParamState &>(*it->second);
-        const std::string k = "p" + std::to_string(i) + ".";
+        const std::string k = adamPrefix(i);
         ar.write(k + "step", torch::tensor(st.step()));
         ar.write(k + "exp_avg", st.exp_avg());
         ar.write(k + "exp_avg_sq", st.exp_avg_sq());
@@ -273,7 +282,7 @@ void loadAdam(torch::optim::Adam &opt, torch::serialize::InputArchive &ar)
     }
     const auto &params = opt.param_groups().at(0).params();
     for (size_t i = 0; i < params.size(); ++i) {
-        const std::string k = "p" + std::to_string(i) + ".";
+        const std::string k = adamPrefix(i);
         torch::Tensor step, avg, avgSq;
         if (!ar.try_read(k + "step", step))
             continue;

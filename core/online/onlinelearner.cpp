@@ -412,14 +412,14 @@ void OnlineLearner::Impl::adopt(const Result &r)
     version = r.version;
     ++summary.adopted;
     if (planner)
-        planner->setVersion("v" + std::to_string(version));
+        planner->setVersion(PolicyPlanner::versionName(version));
     versionChanged();
     QJsonObject after;
     after.insert(QStringLiteral("version"), version);
     after.insert(QStringLiteral("checkpoint"),
                  QString::fromStdString(o.directory + "/v" + std::to_string(version) + ".dl2ckpt"));
     after.insert(QStringLiteral("update_ms"), r.ms);
-    event("v" + std::to_string(version) + " adopted" + (late ? " (late update)" : ""), after);
+    event(PolicyPlanner::versionName(version) + " adopted" + (late ? " (late update)" : ""), after);
 }
 
 void OnlineLearner::Impl::submit(SlotWork slot, size_t curveIndex)
@@ -507,7 +507,7 @@ void OnlineLearner::setPlanner(PolicyPlanner *planner)
 {
     m_impl->planner = planner;
     if (planner)
-        planner->setVersion("v" + std::to_string(m_impl->version));
+        planner->setVersion(PolicyPlanner::versionName(m_impl->version));
 }
 
 void OnlineLearner::setAuditLog(AuditLog *audit)
@@ -574,7 +574,7 @@ void OnlineLearner::beforePlan(const ClusterView &view)
                 d.version = d.lastGood;
                 d.acting->setParameters(d.versions.at(d.lastGood));
                 if (d.planner)
-                    d.planner->setVersion("v" + std::to_string(d.version));
+                    d.planner->setVersion(PolicyPlanner::versionName(d.version));
                 d.versionChanged();
                 char detail[256];
                 std::snprintf(detail, sizeof detail,

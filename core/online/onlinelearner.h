@@ -143,7 +143,6 @@ public:
     // Waits for a running update (so the last version is on disk) and returns the summary.
     const OnlineSummary &finish();
     const OnlineSummary &summary() const;
-    std::string versionName(int version) const { return "v" + std::to_string(version); }
     std::string checkpointPath(int version) const;
 
 private:

@@ -157,7 +157,7 @@ private Q_SLOTS:
         for (const auto &e : events)
             if (e.kind == "proposed" && e.seq > rollbackSeq)
                 lastVersion = e.policyVersion;
-        QCOMPARE(lastVersion, "v" + std::to_string(r.learning.lastGood));
+        QCOMPARE(lastVersion, PolicyPlanner::versionName(r.learning.lastGood));
         // The rolling reward really was below the reference when it rolled back.
         bool breached = false;
         for (const auto &p : r.learning.curve)
