@@ -80,7 +80,7 @@ std::vector<Allocation> PolicyPlanner::plan(const ClusterView &view)
     out.reserve(jobs.size());
     for (const JobState &j : jobs)
         out.push_back(j.status == JobStatus::Finished ? Allocation{}
-                                                      : Allocation{j.ps, j.workers, j.tasks});
+                                                      : Allocation{{j.ps, j.workers}, j.tasks});
     return out;
 }
 

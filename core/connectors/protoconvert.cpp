@@ -73,7 +73,7 @@ void fillJob(pb::Job &job, const JobState &j, const Allocation *target, const Pr
     job.set_total_epochs(j.estimatedEpochs);
     job.set_done_epochs(j.doneEpochs);
     job.set_status(static_cast<pb::Job::Status>(static_cast<int>(j.status)));
-    fill(*job.mutable_current(), Allocation{j.ps, j.workers, j.tasks});
+    fill(*job.mutable_current(), Allocation{{j.ps, j.workers}, j.tasks});
     if (target)
         fill(*job.mutable_target(), *target);
     job.set_finish_time(j.finishTime);

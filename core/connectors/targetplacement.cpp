@@ -73,7 +73,7 @@ std::vector<PlacementShortfall> placementShortfalls(const ClusterView &view,
         if (it == targets.end())
             continue;
         if (j.ps < it->second.ps || j.workers < it->second.workers)
-            out.push_back({j.id, it->second, Allocation{j.ps, j.workers, j.tasks}});
+            out.push_back({j.id, it->second, Allocation{{j.ps, j.workers}, j.tasks}});
     }
     return out;
 }

@@ -12,8 +12,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             dl2::ResizeDecision d;
             d.id = "run/1/" + std::to_string(job);
             d.job = job;
-            d.from = {2, 4, {}};
-            d.to = {job & 3, 2147483647, {}};
+            d.from = {{2, 4}, {}};
+            d.to = {{job & 3, 2147483647}, {}};
             rules.match(d);
             std::swap(d.from, d.to);
             rules.match(d);

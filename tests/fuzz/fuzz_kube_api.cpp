@@ -66,8 +66,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         d.id = "run/7/" + std::to_string(job);
         d.slot = 7;
         d.job = job;
-        d.from = {1, 2, {}};
-        d.to = {2, 3, {}};
+        d.from = {{1, 2}, {}};
+        d.to = {{2, 3}, {}};
         dl2::fuzz::expectParsedOrError([&] { applier.apply({d}); });
     }
     return 0;
