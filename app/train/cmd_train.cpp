@@ -513,12 +513,10 @@ int runRl(const QStringList &args)
             o.vineStreams = parsePositiveInt(p, opt("streams"), 1, 64);
         }
         if (p.isSet(opt("continuation"))) {
-            const QString c = p.value(opt("continuation"));
             if (o.credit != "vine")
                 throw Error("--continuation applies to --credit vine only");
-            if (c != QLatin1String("sample") && c != QLatin1String("greedy"))
-                throw Error("--continuation: expected sample or greedy, got '" + c.toStdString() + "'");
-            o.vineGreedy = c == QLatin1String("greedy");
+            // The continuation decodes as --decode does: the same two names.
+            o.vineGreedy = decodeFromString(p.value(opt("continuation")).toStdString()) == Decode::Greedy;
         }
         if (p.isSet(opt("kl")))
             o.klWeight = parseDouble(p, opt("kl"), 0.0, 1e6);

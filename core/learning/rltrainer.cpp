@@ -54,14 +54,23 @@ struct Env
     std::vector<double> slotRewards;
     std::vector<int> sampleSlot;
     // Credit "vine": decisions are recorded only in the branch slot; the branch's return; how
-    // the policy acts in the branch slot (`actor`) and after it (`after`, vineGreedy only).
+    // the policy acts in the branch slot (vineGreedy: after it, argMaxActor()).
     bool record = true;
     double branchReturn = 0.0;
-    ActorOptions actor, after;
+    ActorOptions actor;
     // Action mix and slot-end allocation since the last curve point.
     std::array<long long, 4> kinds{}; // worker, PS, bundle, stop decisions
     double workers = 0.0, ps = 0.0, running = 0.0;
 };
+
+// Credit "vine" with vineGreedy, after the branch slot: the policy as deployed with --decode
+// greedy (arg max, no exploration, nothing recorded).
+ActorOptions argMaxActor()
+{
+    ActorOptions a;
+    a.greedy = true;
+    return a;
+}
 
 // The counterfactual return of the task sample `x` added: its job's contribution to the
 // slot reward with the final allocation minus the contribution without that task.
@@ -345,7 +354,6 @@ void ActorCritic::makeEnvironments()
             ep->current.push_back(std::move(x));
         };
         e.actor = actor;
-        e.after.greedy = true; // vineGreedy: no sampling, no exploration, nothing recorded
         e.policy->setActor(std::move(actor));
     }
 }
@@ -587,7 +595,7 @@ void ActorCritic::runBranch(Env &e, int draws, int continuation)
     e.sim->step(*e.policy);
     e.record = false;
     if (o.vineGreedy)
-        e.policy->setActor(e.after);
+        e.policy->setActor(argMaxActor());
     countAllocation(e);
     e.finished = std::move(e.current);
     e.current.clear();
