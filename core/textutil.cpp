@@ -1,6 +1,7 @@
 #include "textutil.h"
 
 #include <algorithm>
+#include <sstream>
 
 namespace dl2 {
 
@@ -18,6 +19,14 @@ std::string_view trimmed(std::string_view s)
 }
 
 std::string trim(const std::string &s) { return std::string(trimmed(s)); }
+
+std::string formatNumber(double v)
+{
+    std::ostringstream out;
+    out.precision(17);
+    out << v;
+    return out.str();
+}
 
 std::vector<std::string> splitLines(const std::string &text)
 {

@@ -15,6 +15,8 @@ std::string trim(const std::string &s);
 std::vector<std::string> splitLines(const std::string &text);
 // Comma-separated fields of one line, each trimmed; "a," gives {"a", ""}. No quoting.
 std::vector<std::string> splitCsvFields(const std::string &line);
+// `v` with 17 significant digits: reads back as the same double (traces, error messages).
+std::string formatNumber(double v);
 
 // What is wrong with a CSV line (CsvProblem::None: nothing).
 enum class CsvProblem { None, UnterminatedQuote, TextAfterQuote };

@@ -3,6 +3,7 @@
 #include "error.h"
 #include "fileio.h"
 #include "modelprofile.h"
+#include "textutil.h"
 #include "trace.pb.h"
 
 #include <QSaveFile>
@@ -15,7 +16,6 @@
 #include <cmath>
 #include <cstdio>
 #include <functional>
-#include <sstream>
 
 namespace dl2 {
 
@@ -133,14 +133,6 @@ pb::Trace toProto(const Trace &trace)
     }
     msg.set_source(trace.source);
     return msg;
-}
-
-std::string formatNumber(double v)
-{
-    std::ostringstream out;
-    out.precision(17);
-    out << v;
-    return out.str();
 }
 
 constexpr int kMaxArrivalSlot = 1'000'000;

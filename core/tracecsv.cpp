@@ -96,14 +96,6 @@ std::string quoted(const std::string &text)
     return out + '"';
 }
 
-std::string formatNumber(double v)
-{
-    std::ostringstream out;
-    out.precision(17);
-    out << v;
-    return out.str();
-}
-
 std::string formatOptional(const std::optional<double> &v)
 {
     return v ? formatNumber(*v) : std::string();

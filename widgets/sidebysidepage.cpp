@@ -26,7 +26,7 @@
 namespace dl2console {
 
 namespace {
-constexpr double kSpeeds[] = {0.5, 1, 2, 4, 8, 15, 30, 0};
+constexpr double kPairSpeeds[] = {0.5, 1, 2, 4, 8, 15, 30, 0};
 
 QString traceText(const SessionSetup &t)
 {
@@ -132,7 +132,7 @@ QWidget *SideBySidePage::buildControls()
         row->addWidget(button);
     }
     m_speed = new QComboBox(m_controls);
-    for (double v : kSpeeds)
+    for (double v : kPairSpeeds)
         m_speed->addItem(v > 0 ? tr("%1 slots/s").arg(v) : tr("max"), v);
     m_speed->setCurrentIndex(2);
     m_speed->setToolTip(tr("Playback speed of both replays"));
@@ -233,7 +233,7 @@ void SideBySidePage::connectReplay()
                                                       : QStyle::SP_MediaPlay));
         m_play->setText(playing ? tr("Pause both") : tr("Play both"));
     });
-    m_replay->setSpeed(kSpeeds[2]);
+    m_replay->setSpeed(kPairSpeeds[2]);
 
     for (int side = 0; side < 2; ++side)
         m_refresher->add(m_views[side], [this, side] {

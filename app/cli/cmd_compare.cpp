@@ -125,7 +125,7 @@ int runCompare(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration compareRegistration{
     {"compare", "compare policies on the same traces", runCompare}};
 
 } // namespace dl2::cli

@@ -60,7 +60,7 @@ int runFitSpeed(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration fitspeedRegistration{
     {"fit-speed", "fit speed models to measurements, write profiles", runFitSpeed}};
 
 } // namespace dl2::cli

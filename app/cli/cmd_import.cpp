@@ -263,7 +263,7 @@ int runImport(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration importRegistration{
     {"trace-import", "import a Philly, Alibaba PAI or Helios trace as a DL2 trace", runImport}};
 
 } // namespace dl2::cli

@@ -110,7 +110,7 @@ int runScenario(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration scenarioRegistration{
     {"scenario", "list or show the built-in scenarios", runScenario}};
 
 } // namespace dl2::cli

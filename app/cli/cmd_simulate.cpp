@@ -151,7 +151,7 @@ int runSimulate(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration simulateRegistration{
     {"simulate", "simulate one policy on one trace", runSimulate}};
 
 } // namespace dl2::cli

@@ -18,8 +18,6 @@ namespace dl2::cli {
 
 namespace {
 
-QString opt(const char *name) { return QString::fromLatin1(name); }
-
 int runDerive(const QStringList &args)
 {
     QCommandLineParser parser;
@@ -146,7 +144,7 @@ int runSpeeds(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration speedsRegistration{
     {"speeds", "derive the measured speed table; show a speed model over (PS, workers)", runSpeeds}};
 
 } // namespace dl2::cli

@@ -175,7 +175,7 @@ int runTrace(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration traceRegistration{
     {"trace", "generate, convert or summarise traces", runTrace}};
 
 } // namespace dl2::cli

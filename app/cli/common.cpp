@@ -165,7 +165,7 @@ double parseDouble(const QCommandLineParser &parser, const QString &name, double
 
 namespace {
 
-std::string formatSeconds(double seconds)
+std::string formatPlain(double seconds)
 {
     char buffer[32];
     std::snprintf(buffer, sizeof buffer, "%g", seconds);
@@ -174,7 +174,7 @@ std::string formatSeconds(double seconds)
 
 std::string describe(const ClusterSpec &c)
 {
-    return std::to_string(c.nodes) + " nodes x " + formatSeconds(c.capacity[1] / 4.0) + " GPUs, " +
+    return std::to_string(c.nodes) + " nodes x " + formatPlain(c.capacity[1] / 4.0) + " GPUs, " +
            std::to_string(c.capacity[0]) + " CPUs";
 }
 
@@ -216,7 +216,7 @@ void applyTraceSetup(Setup &s, const QCommandLineParser &parser)
         if (t.slotSeconds && !slotGiven) {
             if (slot && *slot != *t.slotSeconds)
                 throw Error("the traces were made for different slot lengths (" +
-                            formatSeconds(*slot) + " s, " + formatSeconds(*t.slotSeconds) +
+                            formatPlain(*slot) + " s, " + formatPlain(*t.slotSeconds) +
                             " s): give --slot-seconds");
             slot = t.slotSeconds;
         }
@@ -263,11 +263,11 @@ void applyTraceSetup(Setup &s, const QCommandLineParser &parser)
             const double made = *t.slotSeconds;
             if (t.rescaleArrivals(seconds))
                 s.notes.push_back(t.name + ": arrival slots re-derived from the submission times for " +
-                                  formatSeconds(seconds) + "-s slots (made for " + formatSeconds(made) + " s)");
+                                  formatPlain(seconds) + "-s slots (made for " + formatPlain(made) + " s)");
             else
-                s.notes.push_back(t.name + ": made for " + formatSeconds(made) + "-s slots and has no "
+                s.notes.push_back(t.name + ": made for " + formatPlain(made) + "-s slots and has no "
                                   "submission times: its arrivals keep their slots, so they come " +
-                                  formatSeconds(made / seconds) + " x as fast as in the trace");
+                                  formatPlain(made / seconds) + " x as fast as in the trace");
         }
     }
 }

@@ -68,6 +68,8 @@ QJsonObject toJson(const RunResult &result);
 QJsonArray runsToJson(const std::vector<ExperimentRun> &runs);
 QJsonObject toJson(const PolicySummary &summary);
 void printJson(const QJsonObject &object);
+// An option or JSON key name from a literal (QT_NO_CAST_FROM_ASCII).
+inline QString opt(const char *name) { return QString::fromLatin1(name); }
 // `truncated`: per policy, how many of its runs stopped before every job finished (compare
 // --allow-truncated); those policies are marked '*' with a footnote.
 void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title,

@@ -19,7 +19,7 @@ double plainInterval()
     return end && *end == '\0' && v >= 0.1 && v <= 3600 ? v : 10.0;
 }
 
-std::string formatSeconds(double s)
+std::string formatDuration(double s)
 {
     char buf[32];
     if (s < 0 || s > 1e7)
@@ -70,11 +70,11 @@ void ProgressBar::print(long long done, const std::string &extra)
         std::string bar(static_cast<size_t>(filled), '#');
         bar.resize(width, '.');
         std::fprintf(stderr, "\r%s [%s] %lld/%lld %.1f %s/s ETA %s %s\033[K", m_label.c_str(),
-                     bar.c_str(), done, m_total, rate, m_unit.c_str(), formatSeconds(eta).c_str(),
+                     bar.c_str(), done, m_total, rate, m_unit.c_str(), formatDuration(eta).c_str(),
                      extra.c_str());
     } else {
         std::fprintf(stderr, "%s %lld/%lld (%.0f%%) %.1f %s/s ETA %s %s\n", m_label.c_str(), done,
-                     m_total, 100 * frac, rate, m_unit.c_str(), formatSeconds(eta).c_str(),
+                     m_total, 100 * frac, rate, m_unit.c_str(), formatDuration(eta).c_str(),
                      extra.c_str());
     }
     std::fflush(stderr);

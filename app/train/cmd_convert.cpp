@@ -48,7 +48,7 @@ int runConvert(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration convertRegistration{
     {"convert", "rewrite a checkpoint in the current format", runConvert}};
 
 } // namespace dl2::cli

@@ -162,7 +162,7 @@ int runOnlineLearner(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration onlinelearnerRegistration{
     {"online-learner", "the console's online learner (reads slots on stdin)", runOnlineLearner}};
 
 } // namespace dl2::cli

@@ -46,7 +46,6 @@ extern "C" void onSigint(int)
     std::signal(SIGINT, SIG_DFL); // a second Ctrl-C kills
 }
 
-QString opt(const char *name) { return QString::fromLatin1(name); }
 
 void addCommonTrainOptions(QCommandLineParser &p)
 {
@@ -573,7 +572,7 @@ int runTrain(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration trainRegistration{
     {"train", "train the learned scheduler (sl: imitate a teacher, rl: reinforcement learning)", runTrain}};
 
 } // namespace dl2::cli

@@ -231,6 +231,6 @@ int runAudit(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{{"audit", "list or export an operate audit log", runAudit}};
+static CommandRegistration auditRegistration{{"audit", "list or export an operate audit log", runAudit}};
 
 } // namespace dl2::cli

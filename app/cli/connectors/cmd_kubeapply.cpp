@@ -122,7 +122,7 @@ int runKubeApply(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration kubeapplyRegistration{
     {"kube-apply", "apply approved decisions to Kubernetes (PyTorchJob, Volcano)", runKubeApply}};
 
 } // namespace dl2::cli

@@ -582,7 +582,7 @@ int runOperate(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration operateRegistration{
     {"operate", "run a policy against a cluster agent through the decision gate", runOperate}};
 
 } // namespace dl2::cli

@@ -18,8 +18,6 @@ namespace dl2::cli {
 
 namespace {
 
-QString opt(const char *name) { return QString::fromLatin1(name); }
-
 int runEvaluate(const QStringList &args)
 {
     QCommandLineParser parser;
@@ -120,7 +118,7 @@ int runEvaluate(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration evaluateRegistration{
     {"evaluate", "evaluate a learned policy against baselines on held-out traces", runEvaluate}};
 
 } // namespace dl2::cli

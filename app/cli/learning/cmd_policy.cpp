@@ -16,8 +16,6 @@ namespace dl2::cli {
 
 namespace {
 
-QString opt(const char *name) { return QString::fromLatin1(name); }
-
 QJsonObject describe(const Checkpoint &c)
 {
     QJsonObject o;
@@ -135,7 +133,7 @@ int runPolicy(const QStringList &args)
 
 } // namespace
 
-static CommandRegistration registration{
+static CommandRegistration policyRegistration{
     {"policy", "list the policies and the shipped learned ones; show what a checkpoint holds", runPolicy}};
 
 } // namespace dl2::cli
