@@ -1,6 +1,6 @@
 #pragma once
-// The text helpers of core: trimming, lines, CSV fields. Shared by the line-oriented readers
-// (trace CSV, the public trace importers, measurements).
+// The text helpers of core: trimming, lines, CSV fields, exact numbers. Shared by the
+// line-oriented readers (trace CSV, the public trace importers, measurements).
 
 #include <string>
 #include <string_view>
