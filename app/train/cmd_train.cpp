@@ -46,7 +46,6 @@ extern "C" void onSigint(int)
     std::signal(SIGINT, SIG_DFL); // a second Ctrl-C kills
 }
 
-
 void addCommonTrainOptions(QCommandLineParser &p)
 {
     p.addHelpOption();
