@@ -326,7 +326,10 @@ private Q_SLOTS:
         QVERIFY(jct(QStringLiteral("dl2-plus-contended")) > 0);
         const Run show = dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-plus-contended")});
         QCOMPARE(show.code, 0);
-        QCOMPARE(QJsonDocument::fromJson(show.out).object()[QStringLiteral("kind")].toString(), u"dl2-plus"_qs);
+        const QJsonObject shown = QJsonDocument::fromJson(show.out).object();
+        QCOMPARE(shown[QStringLiteral("kind")].toString(), u"dl2-plus"_qs);
+        QCOMPARE(shown[QStringLiteral("decode")].toString(), u"greedy"_qs);
+        QVERIFY(shown.contains(QStringLiteral("best_setting_features")));
     }
 
     // `dl2 train` runs dl2-train (the only executable with libtorch), same options.

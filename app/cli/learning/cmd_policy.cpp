@@ -27,6 +27,14 @@ QJsonObject describe(const Checkpoint &c)
     o[opt("validation_avg_jct_slots")] = c.info.validationAvgJct;
     o[opt("window")] = c.spec.window;
     o[opt("hidden")] = QJsonArray{c.spec.hidden1, c.spec.hidden2};
+    o[opt("decode")] = QString::fromLatin1(toString(c.spec.decode));
+    // How the network reads a job: what a checkpoint needs from the state encoder.
+    if (c.spec.kind == PolicyKind::Dl2) {
+        o[opt("type_input")] = c.spec.features.oneHotType ? opt("one-hot") : opt("raw id");
+        o[opt("normalised_features")] = c.spec.features.normalise;
+    } else {
+        o[opt("best_setting_features")] = c.spec.features.bestSetting;
+    }
     o[opt("has_optimizer")] = c.hasOptimizer;
     return o;
 }
