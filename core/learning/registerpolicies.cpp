@@ -37,10 +37,9 @@ std::shared_ptr<const Checkpoint> cachedCheckpoint(const std::string &path, Poli
 const std::vector<ShippedPolicy> &shippedPolicies()
 {
     static const std::vector<ShippedPolicy> all{
-        {"dl2-reference", PolicyKind::Dl2, "optimus", "dl2 on every scenario and speed model",
-         "dl2-reference, fitted speed model: SL from Optimus restricted to the window (DAgger), "
-         "then ES; validation seeds 100-109; kept on the measured speeds (best of 9 dl2 "
-         "candidates there)"},
+        {"dl2-reference", PolicyKind::Dl2, "rbf", "dl2 on every scenario and speed model",
+         "dl2-reference, measured speeds: normalised features, SL from best-config restricted "
+         "to the window (best-config-window-25, DAgger), then ES; validation seeds 100-109"},
         {"dl2-plus-reference", PolicyKind::Dl2Plus, "rbf",
          "dl2-plus on dl2-reference, dl2-small and trace files (measured speeds, the default)",
          "dl2-reference, measured speeds: best-setting features, SL from best-config; "

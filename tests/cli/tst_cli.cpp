@@ -330,6 +330,11 @@ private Q_SLOTS:
         QCOMPARE(shown[QStringLiteral("kind")].toString(), u"dl2-plus"_qs);
         QCOMPARE(shown[QStringLiteral("decode")].toString(), u"greedy"_qs);
         QVERIFY(shown.contains(QStringLiteral("best_setting_features")));
+        // The shipped dl2 reads normalised features: the checkpoint says so, and show says it.
+        const QJsonObject dl2Shown = QJsonDocument::fromJson(
+            dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-reference")}).out).object();
+        QCOMPARE(dl2Shown[QStringLiteral("type_input")].toString(), u"one-hot"_qs);
+        QCOMPARE(dl2Shown[QStringLiteral("normalised_features")].toBool(), true);
     }
 
     // `dl2 train` runs dl2-train (the only executable with libtorch), same options.
