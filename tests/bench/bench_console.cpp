@@ -64,7 +64,12 @@ int main(int argc, char *argv[])
                                          QStringLiteral("S"), QStringLiteral("dl2-reference"));
     const QCommandLineOption seeksOpt(QStringLiteral("seeks"), QStringLiteral("Random seeks."),
                                       QStringLiteral("N"), QStringLiteral("60"));
-    parser.addOptions({jsonOpt, scenarioOpt, seeksOpt});
+    const QCommandLineOption checkpointOpt(
+        QStringLiteral("checkpoint"),
+        QStringLiteral("dl2 policy file or shipped name (default: the default policy, shipped), e.g. to "
+                       "compare two policies' cost in the same build."),
+        QStringLiteral("CKPT"));
+    parser.addOptions({jsonOpt, scenarioOpt, seeksOpt, checkpointOpt});
     parser.process(app);
 
     QTemporaryDir scratch;
@@ -75,6 +80,10 @@ int main(int argc, char *argv[])
     window.show();
     SessionSetup setup;
     setup.scenario = parser.value(scenarioOpt);
+    if (parser.isSet(checkpointOpt)) { // the window keeps a checkpoint only with its policy named
+        setup.policy = QStringLiteral("dl2");
+        setup.checkpoint = parser.value(checkpointOpt);
+    }
     window.load(setup);
     ConsoleSession *session = window.session();
     if (!session->waitForSlot(0, 120000)) {
@@ -140,6 +149,7 @@ int main(int argc, char *argv[])
         QJsonObject o;
         o[QStringLiteral("scenario")] = setup.scenario;
         o[QStringLiteral("policy")] = session->setup().policy;
+        o[QStringLiteral("checkpoint")] = setup.checkpoint; // empty: the shipped one
         o[QStringLiteral("slots")] = last + 1;
         o[QStringLiteral("slots_per_second")] = slotsPerSecond;
         o[QStringLiteral("frame_ms")] =
