@@ -14,7 +14,7 @@ int DecisionRecord::validActions() const
 
 bool recordPolicyActions(Scheduler &scheduler)
 {
-    return scheduler.recordDecisions(true);
+    return scheduler.recordDecisions(DecisionRecording::Full);
 }
 
 std::vector<PolicyActionSummary> lastPolicyActions(const Scheduler &scheduler)

@@ -15,6 +15,12 @@ namespace dl2 {
 
 class Scheduler;
 
+// How much a learned policy records of its decisions (Scheduler::recordDecisions): nothing;
+// only V(s) at the start of each slot (one value-network pass per slot: the console's reward
+// plot of a whole run); or every inference's record (the decision inspector's slot; a second
+// network pass and a copy of the state per inference).
+enum class DecisionRecording { Off, SlotValue, Full };
+
 struct DecisionRecord
 {
     int slot = 0;

@@ -143,7 +143,7 @@ void SlotContext::record(int index, TaskKind kind, int node)
         j.status = JobStatus::Running;
 }
 
-bool Scheduler::recordDecisions(bool) { return false; }
+bool Scheduler::recordDecisions(DecisionRecording) { return false; }
 
 const std::vector<DecisionRecord> &Scheduler::lastDecisions() const
 {

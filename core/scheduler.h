@@ -92,10 +92,13 @@ public:
     virtual void schedule(SlotContext &context) = 0;
 
     // The decision record (decisionrecord.h), kept by the learned policies. recordDecisions
-    // switches it on or off and says whether the scheduler keeps one; lastDecisions() holds
-    // the inferences of the last slot; decisionLayout() names the state's columns.
-    virtual bool recordDecisions(bool on);
+    // sets how much of it they keep and says whether the scheduler keeps one; lastDecisions()
+    // holds the inferences of the last slot (Full only); lastSlotValue() V(s) of its state
+    // before the first inference (SlotValue or Full; none when the slot made no inference);
+    // decisionLayout() names the state's columns.
+    virtual bool recordDecisions(DecisionRecording level);
     virtual const std::vector<DecisionRecord> &lastDecisions() const;
+    virtual std::optional<double> lastSlotValue() const { return std::nullopt; }
     virtual DecisionLayout decisionLayout() const { return {}; }
     // Ids of the jobs this policy found it can never place on the run's cluster (a policy that
     // places a job whole or not at all: observed), in the order found; empty for the others.

@@ -62,9 +62,9 @@ QString taskResultText(const dl2::DecisionRecord &step)
     return {};
 }
 
-bool prepareForDecisions(dl2::Scheduler &scheduler)
+bool prepareForDecisions(dl2::Scheduler &scheduler, dl2::DecisionRecording level)
 {
-    return scheduler.recordDecisions(true);
+    return scheduler.recordDecisions(level);
 }
 
 DecisionLog collectDecisions(const dl2::Scheduler &scheduler, int slot)
@@ -85,10 +85,7 @@ DecisionLog collectDecisions(const dl2::Scheduler &scheduler, int slot)
 
 std::optional<double> lastSlotValue(const dl2::Scheduler &scheduler)
 {
-    const auto &records = scheduler.lastDecisions();
-    if (records.empty())
-        return std::nullopt;
-    return records.front().value;
+    return scheduler.lastSlotValue();
 }
 
 void attachDecisionReader(dl2::PolicyPlanner &planner)

@@ -50,12 +50,14 @@ QString actionKindName(int action, int rows);
 // What happened to an inference's task: "" (placed, or stop), "no capacity", "at cap".
 QString taskResultText(const dl2::DecisionRecord &step);
 
-// Called on the worker thread once per scheduler that serves displayed slots (switches the
-// policy's decision recording on when it has one). Returns whether it has one.
-bool prepareForDecisions(dl2::Scheduler &scheduler);
+// Called on the worker thread for a scheduler whose slots are displayed: sets how much of
+// its decisions the policy records (Full for a slot the inspector shows, SlotValue for the
+// reward plot's V(s) of every slot). Returns whether it keeps a record.
+bool prepareForDecisions(dl2::Scheduler &scheduler,
+                         dl2::DecisionRecording level = dl2::DecisionRecording::Full);
 // Called on the worker thread right after a slot was simulated with `scheduler`.
 DecisionLog collectDecisions(const dl2::Scheduler &scheduler, int slot);
-// V(s) of the first inference of the scheduler's last slot (no copy of the record).
+// V(s) at the start of the scheduler's last slot (recorded at SlotValue or Full).
 std::optional<double> lastSlotValue(const dl2::Scheduler &scheduler);
 // Live operations: lets the planner fill each ResizeDecision's probability and value from
 // the learned policy's decision record (no-op for other policies).

@@ -119,9 +119,9 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         m_cursorScheduler = dl2::makeScheduler(policy, config);
         m_frontierScheduler->reset();
         m_cursorScheduler->reset();
-        prepareForDecisions(*m_cursorScheduler);
-        // The frontier records too: its V(s) per slot goes into the timeline (reward plot).
-        prepareForDecisions(*m_frontierScheduler);
+        // The frontier records V(s) per slot for the timeline (reward plot); the cursor records
+        // every inference, but only of the slot it stops on (requestSlot).
+        prepareForDecisions(*m_frontierScheduler, dl2::DecisionRecording::SlotValue);
         m_frontier = std::make_unique<dl2::Simulator>(cluster, std::move(profiles),
                                                       std::move(trace), simulation);
         m_keyframes.emplace(0, *m_frontier);
@@ -206,8 +206,12 @@ void SimulationWorker::requestSlot(quint64 generation, int slot)
             if (key->first == 0)
                 m_cursorScheduler->reset();
         }
-        while (m_cursor->slot() < wanted && !m_cursor->done())
+        while (m_cursor->slot() < wanted && !m_cursor->done()) {
+            prepareForDecisions(*m_cursorScheduler, m_cursor->slot() + 1 == wanted
+                                                        ? dl2::DecisionRecording::Full
+                                                        : dl2::DecisionRecording::Off);
             m_cursor->step(*m_cursorScheduler);
+        }
         SnapshotPacket packet;
         packet.snapshot = m_cursor->snapshot();
         packet.decisions = collectDecisions(*m_cursorScheduler, packet.snapshot.slot);

@@ -34,6 +34,7 @@ void Dl2Policy::reset()
 {
     m_rng = Rng(m_seed);
     m_decisions.clear();
+    m_slotValue.reset();
     m_network->resetCache();
 }
 
@@ -123,6 +124,7 @@ void Dl2Policy::schedule(SlotContext &ctx)
                     " job types, the simulation has " + std::to_string(ctx.profiles().size()) +
                     " (retrain, or use dl2-plus which is type-free)");
     m_decisions.clear();
+    m_slotValue.reset();
     m_network->resetCache();
     const PlacementRule rule = m_spec.feasibilityMask ? PlacementRule::FirstFit
                                                       : ctx.options().placement;
@@ -137,13 +139,16 @@ void Dl2Policy::schedule(SlotContext &ctx)
     for (int n = 0; n < m_maxInferences; ++n) {
         if (m_state.validActions() <= 1)
             break; // empty window or nothing allowed but stop
-        // Greedy evaluation needs no softmax: arg max of the masked logits.
+        // Greedy evaluation needs no softmax: arg max of the masked logits (also when the
+        // record wants probabilities, so that recording cannot change a decision).
         const bool greedyOnly = !sampling() && m_actor.epsilon <= 0.0 && m_actor.stopEpsilon <= 0.0 &&
-                                !m_record && !m_actor.onDecision;
+                                !m_actor.onDecision;
         if (greedyOnly)
             m_network->logits(m_state, m_probs);
         else
             m_network->probabilities(m_state, m_probs);
+        if (n == 0 && m_recording != DecisionRecording::Off)
+            m_slotValue = m_network->value(m_state);
         if (m_actor.epsilon > 0.0) {
             m_workers.assign(size_t(m_state.rows), 0);
             m_ps.assign(size_t(m_state.rows), 0);
@@ -165,7 +170,7 @@ void Dl2Policy::schedule(SlotContext &ctx)
         if (m_actor.onDecision)
             m_actor.onDecision(m_state, action, behaviour, job);
         DecisionRecord *rec = nullptr;
-        if (m_record) {
+        if (m_recording == DecisionRecording::Full) {
             m_decisions.emplace_back();
             rec = &m_decisions.back();
             rec->slot = ctx.slot();
@@ -176,11 +181,13 @@ void Dl2Policy::schedule(SlotContext &ctx)
             rec->features = m_state.jobs;
             rec->global = m_state.global;
             rec->probabilities = m_probs;
+            if (greedyOnly)
+                maskedSoftmax(m_state.mask, rec->probabilities);
             rec->mask = m_state.mask;
             rec->action = action;
             rec->stop = stop;
             rec->explored = explored;
-            rec->value = m_network->value(m_state);
+            rec->value = n == 0 ? float(*m_slotValue) : m_network->value(m_state);
             if (!stop) {
                 rec->jobId = ctx.job(job).id;
                 rec->kind = actionKind(action);

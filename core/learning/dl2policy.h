@@ -5,9 +5,10 @@
 // decodes as its spec says (arg max of the masked probabilities, or a sample seeded by the
 // policy's seed); trainers switch on sampling + job-aware exploration through ActorOptions
 // and observe every decision.
-// For the console's decision inspector, recordDecisions(true) keeps, for each inference of the
+// For the console's decision inspector, recordDecisions(Full) keeps, for each inference of the
 // last slot, the state, the masked probabilities, the chosen action and V(s)
-// (Scheduler::lastDecisions, decisionrecord.h).
+// (Scheduler::lastDecisions, decisionrecord.h); SlotValue keeps only V(s) at the slot's start.
+// Recording never changes a decision: an arg max is taken on the logits either way.
 
 #include "checkpoint.h"
 #include "scheduler.h"
@@ -16,6 +17,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,12 +56,13 @@ public:
     // its frozen reference from the same numbers each slot: common random numbers).
     void reseed(std::uint64_t seed) { m_rng = Rng(seed); }
     void setActor(ActorOptions options) { m_actor = std::move(options); }
-    bool recordDecisions(bool on) override
+    bool recordDecisions(DecisionRecording level) override
     {
-        m_record = on;
+        m_recording = level;
         return true;
     }
     const std::vector<DecisionRecord> &lastDecisions() const override { return m_decisions; }
+    std::optional<double> lastSlotValue() const override { return m_slotValue; }
     // Names the columns of the policy's state, in the encoder's order (stateencoder.cpp).
     DecisionLayout decisionLayout() const override;
     bool sampling() const
@@ -79,7 +82,8 @@ private:
     ActorOptions m_actor;
     Rng m_rng;
     std::uint64_t m_seed;
-    bool m_record = false;
+    DecisionRecording m_recording = DecisionRecording::Off;
+    std::optional<double> m_slotValue;
     int m_maxInferences = 20000;
     std::vector<DecisionRecord> m_decisions;
     EncodedState m_state;

@@ -56,7 +56,7 @@ struct StraightRun
         config.checkpoint = checkpoint.toStdString();
         scheduler = dl2::makeScheduler(policy.toStdString(), config);
         scheduler->reset();
-        scheduler->recordDecisions(true);
+        scheduler->recordDecisions(dl2::DecisionRecording::Full);
         dl2::ProfileSet profiles = dl2::ProfileSet::reference();
         dl2::Trace trace = scenario.trace(profiles, 1);
         simulator = std::make_unique<dl2::Simulator>(scenario.cluster, std::move(profiles),

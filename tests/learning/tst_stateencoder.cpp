@@ -12,6 +12,9 @@
 
 #include <QTest>
 
+#include <array>
+#include <cmath>
+
 using namespace dl2;
 
 class TestStateEncoder : public QObject
@@ -208,7 +211,7 @@ private Q_SLOTS:
                 ++invalid;
         };
         policy.setActor(actor);
-        policy.recordDecisions(true);
+        policy.recordDecisions(DecisionRecording::Full);
         Simulator sim(sc.cluster, profiles, sc.trace(profiles, 5), sc.simulation);
         int failed = 0;
         for (int slot = 0; slot < 60 && !sim.done(); ++slot) {
@@ -224,6 +227,59 @@ private Q_SLOTS:
         QCOMPARE(invalid, 0L);
         if (spec.feasibilityMask)
             QCOMPARE(failed, 0); // dl2-plus never ends a slot on a failed allocation
+    }
+
+    // The console records every inference of the slot on display, only V(s) for the others
+    // and nothing when it replays to a slot: all three must play the same run, and agree on V(s).
+    void recordingNeverChangesADecision_data() { randomPolicyNeverPicksMaskedAction_data(); }
+    void recordingNeverChangesADecision()
+    {
+        QFETCH(QString, kind);
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = defaultSpec(policyKindFromString(kind.toStdString()), sc.window, profiles.size());
+        auto params = std::make_shared<const ParameterSet>(initialParameters(spec, 3));
+        const std::array levels{DecisionRecording::Off, DecisionRecording::SlotValue,
+                                DecisionRecording::Full};
+        std::vector<std::unique_ptr<Dl2Policy>> policies;
+        std::vector<Simulator> sims;
+        sims.reserve(levels.size());
+        for (const DecisionRecording level : levels) {
+            policies.push_back(std::make_unique<Dl2Policy>(spec, params, 7));
+            ActorOptions greedy;
+            greedy.greedy = true;
+            policies.back()->setActor(greedy);
+            QVERIFY(policies.back()->recordDecisions(level));
+            sims.emplace_back(sc.cluster, profiles, sc.trace(profiles, 5), sc.simulation);
+        }
+        int valued = 0;
+        for (int slot = 0; slot < 60 && !sims[0].done(); ++slot) {
+            for (size_t k = 0; k < levels.size(); ++k)
+                sims[k].step(*policies[k]);
+            for (size_t k = 1; k < levels.size(); ++k)
+                for (size_t i = 0; i < sims[0].jobs().size(); ++i) {
+                    QCOMPARE(sims[k].jobs()[i].workers, sims[0].jobs()[i].workers);
+                    QCOMPARE(sims[k].jobs()[i].ps, sims[0].jobs()[i].ps);
+                }
+            QVERIFY(policies[0]->lastDecisions().empty());
+            QVERIFY(!policies[0]->lastSlotValue());
+            QVERIFY(policies[1]->lastDecisions().empty());
+            const auto &full = policies[2]->lastDecisions();
+            QCOMPARE(policies[1]->lastSlotValue().has_value(), !full.empty());
+            QCOMPARE(policies[2]->lastSlotValue().has_value(), !full.empty());
+            if (full.empty())
+                continue;
+            ++valued;
+            QCOMPARE(*policies[1]->lastSlotValue(), double(full.front().value));
+            QCOMPARE(*policies[2]->lastSlotValue(), double(full.front().value));
+            for (const DecisionRecord &d : full) {
+                double sum = 0.0;
+                for (float p : d.probabilities)
+                    sum += p;
+                QVERIFY2(std::abs(sum - 1.0) < 1e-4, "a recorded arg max step keeps probabilities");
+            }
+        }
+        QVERIFY(valued > 10);
     }
 };
 
