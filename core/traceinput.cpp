@@ -13,6 +13,13 @@
 
 namespace dl2 {
 
+// Outside the anonymous namespace: TraceInput::Source (external linkage) holds one.
+struct TraceArchiveDeleter
+{
+    void operator()(archive *a) const { archive_read_free(a); }
+};
+using ArchivePtr = std::unique_ptr<archive, TraceArchiveDeleter>;
+
 namespace {
 
 constexpr size_t kChunk = 1 << 20;
@@ -77,12 +84,6 @@ std::string namesText(const std::vector<std::string> &names)
         out += (i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + names[i];
     return out;
 }
-
-struct ArchiveDeleter
-{
-    void operator()(archive *a) const { archive_read_free(a); }
-};
-using ArchivePtr = std::unique_ptr<archive, ArchiveDeleter>;
 
 // libarchive leaves the message null for some failures (a damaged zip header found by the
 // fuzzer): never build a std::string from it directly.

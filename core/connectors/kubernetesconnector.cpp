@@ -131,12 +131,6 @@ bool conditionTrue(const QJsonObject &status, const char *type, double *when)
     return false;
 }
 
-struct Memo
-{
-    bool finished = false;
-    double doneEpochs = 0.0;
-};
-
 } // namespace
 
 struct KubernetesConnector::Impl
@@ -158,6 +152,13 @@ struct KubernetesConnector::Impl
     std::condition_variable changed;
     KubernetesClusterState state;
     bool haveState = false;
+    // A job as last read (a member type: a field's type from the anonymous namespace would
+    // give this class, which has external linkage, a member no other unit can name).
+    struct Memo
+    {
+        bool finished = false;
+        double doneEpochs = 0.0;
+    };
     std::map<int, Memo> seen;
     std::vector<ClusterEvent> events;
     std::int64_t seq = 0;
