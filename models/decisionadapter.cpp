@@ -83,11 +83,6 @@ DecisionLog collectDecisions(const dl2::Scheduler &scheduler, int slot)
     return log;
 }
 
-std::optional<double> lastSlotValue(const dl2::Scheduler &scheduler)
-{
-    return scheduler.lastSlotValue();
-}
-
 void attachDecisionReader(dl2::PolicyPlanner &planner)
 {
     if (!prepareForDecisions(planner.scheduler()))

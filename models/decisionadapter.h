@@ -57,8 +57,6 @@ bool prepareForDecisions(dl2::Scheduler &scheduler,
                          dl2::DecisionRecording level = dl2::DecisionRecording::Full);
 // Called on the worker thread right after a slot was simulated with `scheduler`.
 DecisionLog collectDecisions(const dl2::Scheduler &scheduler, int slot);
-// V(s) at the start of the scheduler's last slot (recorded at SlotValue or Full).
-std::optional<double> lastSlotValue(const dl2::Scheduler &scheduler);
 // Live operations: lets the planner fill each ResizeDecision's probability and value from
 // the learned policy's decision record (no-op for other policies).
 void attachDecisionReader(dl2::PolicyPlanner &planner);

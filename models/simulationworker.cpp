@@ -169,7 +169,7 @@ void SimulationWorker::advanceFrontier(QVector<SlotSummary> &out)
 {
     m_frontier->step(*m_frontierScheduler);
     out.push_back(summarise(m_frontier->snapshot()));
-    if (const auto v = lastSlotValue(*m_frontierScheduler))
+    if (const auto v = m_frontierScheduler->lastSlotValue())
         out.back().value = static_cast<float>(*v);
     if (m_frontier->slot() % kKeyframeInterval == 0 || m_frontier->done())
         m_keyframes.emplace(m_frontier->slot(), *m_frontier);
