@@ -48,7 +48,8 @@ bool TrainingCurvesModel::isMeasured(const QString &column, double value)
         QStringLiteral("seconds"),         QStringLiteral("validation_loss"),
         QStringLiteral("agreement"),       QStringLiteral("value_loss"),
         QStringLiteral("entropy"),         QStringLiteral("validation_avg_jct"),
-        QStringLiteral("workers_per_job"), QStringLiteral("ps_per_job")};
+        QStringLiteral("workers_per_job"), QStringLiteral("ps_per_job"),
+        QStringLiteral("explored_fraction")};
     return !(nonNegative.contains(column) || column.endsWith(QLatin1String("_share")) ||
              column.endsWith(QLatin1String("_jct")) || !referenceName(column).isEmpty());
 }

@@ -253,6 +253,17 @@ void plotActionMix(Plot *p, const TrainingCurvesModel &m, double xMax)
         g->setData(steps, cumulative[k], true);
         below = g;
     }
+    // Not a kind of action, so not in the stack: the share exploration decided, as a line.
+    const auto explored = m.series(QStringLiteral("explored_fraction"));
+    if (!explored.isEmpty()) {
+        QVector<double> percent;
+        for (double v : explored.values)
+            percent << 100.0 * v;
+        QCPGraph *g = p->addGraph();
+        g->setName(QObject::tr("explored"));
+        g->setPen(QPen(p->foreground(), 1.5, Qt::DotLine));
+        g->setData(explored.steps, percent, true);
+    }
     const auto workers = m.series(QStringLiteral("workers_per_job"));
     if (!workers.isEmpty()) {
         p->yAxis2->setVisible(true);

@@ -41,6 +41,7 @@ constexpr CurveColumn kCurveColumns[] = {
     {"stop_share", &CurvePoint::stopShare},
     {"workers_per_job", &CurvePoint::workersPerJob},
     {"ps_per_job", &CurvePoint::psPerJob},
+    {"explored_fraction", &CurvePoint::exploredFraction},
 };
 
 } // namespace

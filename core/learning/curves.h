@@ -28,6 +28,9 @@ struct CurvePoint
     // the allocation the training environments ended their slots with.
     double workerShare = -1.0, psShare = -1.0, bundleShare = -1.0, stopShare = -1.0;
     double workersPerJob = -1.0, psPerJob = -1.0; // per running job
+    // RL: the share of the training environments' decisions that exploration (job-aware
+    // rules, stop exploration) replaced by its own action since the last point.
+    double exploredFraction = -1.0;
 };
 
 struct TrainResult
@@ -61,8 +64,9 @@ void recordCurvePoint(TrainResult &result, const CurvePoint &point,
                       const std::string &checkpointPath, const std::function<void()> &saveBest,
                       const TrainProgress &progress, long long totalSteps);
 
-// Mean avg JCT of the greedy policy (or of a registered scheduler) on the scenario's traces
-// for `seeds`, on `threads` threads.
+// Mean avg JCT of the policy as deployed (decoded as its spec says: arg max, or sampled with
+// the trace's seed) or of a registered scheduler on the scenario's traces for `seeds`, on
+// `threads` threads.
 // `profiles` (default: ProfileSet::reference()) sets the job types and speed model.
 double evaluatePolicy(const Scenario &scenario, const PolicySpec &spec,
                       std::shared_ptr<const ParameterSet> parameters,

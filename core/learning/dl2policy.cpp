@@ -5,6 +5,7 @@
 #include "policynetwork.h"
 #include "simulator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <limits>
 
@@ -33,6 +34,7 @@ std::string Dl2Policy::name() const { return toString(m_spec.kind); }
 void Dl2Policy::reset()
 {
     m_rng = Rng(m_seed);
+    m_kindCounts = {};
     m_decisions.clear();
     m_slotValue.reset();
     m_network->resetCache();
@@ -85,11 +87,36 @@ int Dl2Policy::choose(const EncodedState &s, const std::vector<float> &probs, fl
     behaviour = float(mixed(action));
     if (m_actor.epsilon <= 0.0)
         return action;
-    // Job-aware exploration: the first poor job in the window gets the corrective task.
-    int override = -1;
-    for (int r = 0; r < s.rows && override < 0; ++r) {
-        const int i = s.jobIndex[size_t(r)];
-        if (i < 0)
+    if (m_actor.exploration == Exploration::Reference) {
+        // As the reference trains: the policy's probability of whatever was done, no
+        // correction for the rules (they are not a distribution one could evaluate).
+        const int forced = referenceOverride(s, probs);
+        if (forced >= 0 && forced != action) {
+            explored = true;
+            action = forced;
+            behaviour = float(mixed(action));
+        }
+        if (!s.isStop(action))
+            ++m_kindCounts[size_t(action % 3)]; // a = 3 * row + kind
+        return action;
+    }
+    const int override = paperOverride(s);
+    if (override < 0)
+        return action;
+    const double eps = m_actor.epsilon;
+    if (m_rng.uniform() < eps) {
+        explored = true;
+        action = override;
+    }
+    behaviour = float((1.0 - eps) * mixed(action) + (action == override ? eps : 0.0));
+    return action;
+}
+
+// The paper's job-aware exploration: the first poor job in the window gets the corrective task.
+int Dl2Policy::paperOverride(const EncodedState &s) const
+{
+    for (int r = 0; r < s.rows; ++r) {
+        if (s.jobIndex[size_t(r)] < 0)
             continue;
         const int w = m_workers[size_t(r)], p = m_ps[size_t(r)];
         int a = -1;
@@ -102,16 +129,63 @@ int Dl2Policy::choose(const EncodedState &s, const std::vector<float> &probs, fl
         else if (w > 0 && double(p) / w > m_actor.threshold)
             a = 3 * r;
         if (a >= 0 && s.mask[size_t(a)])
-            override = a;
+            return a;
     }
-    if (override < 0)
-        return action;
-    const double eps = m_actor.epsilon;
-    if (m_rng.uniform() < eps) {
-        explored = true;
-        action = override;
+    return -1;
+}
+
+// The reference code's rules (rl_env.py, real speeds, PS/worker with bundles), in its order:
+// each later rule that fires overrides an earlier one. -1: none fired.
+int Dl2Policy::referenceOverride(const EncodedState &s, const std::vector<float> &probs)
+{
+    auto allowed = [&](int a) { return s.mask[size_t(a)] && probs[size_t(a)] > 0.0f; };
+    int action = -1;
+    // Resource balance: the window job with the fewest tasks against the one with the most.
+    int minTasks = std::numeric_limits<int>::max(), maxTasks = 0, minRow = -1;
+    for (int r = 0; r < s.rows; ++r) {
+        if (s.jobIndex[size_t(r)] < 0)
+            continue;
+        const int tasks = m_workers[size_t(r)] + m_ps[size_t(r)];
+        maxTasks = std::max(maxTasks, tasks);
+        if (tasks < minTasks) {
+            minTasks = tasks;
+            minRow = r;
+        }
     }
-    behaviour = float((1.0 - eps) * mixed(action) + (action == override ? eps : 0.0));
+    if (minRow >= 0 && minTasks > 0 &&
+        maxTasks / minTasks > 3 + int(m_rng.below(3)) && allowed(3 * minRow + 2) &&
+        allowed(3 * minRow))
+        action = m_rng.uniform() < 0.5 ? 3 * minRow + 2 : 3 * minRow;
+    // The first window job a rule fires for.
+    const long long decided = m_kindCounts[0] + m_kindCounts[1] + m_kindCounts[2];
+    const auto rare = std::min_element(m_kindCounts.begin(), m_kindCounts.end());
+    for (int r = 0; r < s.rows; ++r) {
+        if (s.jobIndex[size_t(r)] < 0)
+            continue;
+        const int w = m_workers[size_t(r)], p = m_ps[size_t(r)];
+        if (*rare > 0 && double(*rare) / double(decided) < 0.001) {
+            const int a = 3 * r + int(rare - m_kindCounts.begin());
+            if (allowed(a))
+                return a;
+        }
+        if (w == 0 || p == 0) {
+            int a = action;
+            if (w == 0 && p == 0 && allowed(3 * r + 2) && m_rng.uniform() < 0.5)
+                a = 3 * r + 2;
+            if (w == 0 && allowed(3 * r))
+                a = 3 * r;
+            if (p == 0 && allowed(3 * r + 1))
+                a = 3 * r + 1;
+            return a;
+        }
+        if (p > w * m_psWorkerRatio && m_rng.uniform() < 0.5) {
+            if (allowed(3 * r + 2) && allowed(3 * r))
+                return m_rng.uniform() < 0.5 ? 3 * r + 2 : 3 * r;
+        } else if (2 * w >= p && m_rng.uniform() < 0.5) {
+            if (allowed(3 * r + 2) && allowed(3 * r + 1))
+                return m_rng.uniform() < 0.01 ? 3 * r + 2 : 3 * r + 1;
+        }
+    }
     return action;
 }
 
@@ -126,6 +200,8 @@ void Dl2Policy::schedule(SlotContext &ctx)
     m_decisions.clear();
     m_slotValue.reset();
     m_network->resetCache();
+    if (m_actor.epsilon > 0.0 && m_actor.exploration == Exploration::Reference)
+        m_psWorkerRatio = 3 + int(m_rng.below(5));
     const PlacementRule rule = m_spec.feasibilityMask ? PlacementRule::FirstFit
                                                       : ctx.options().placement;
     if (m_spec.initialBundles)
@@ -161,6 +237,8 @@ void Dl2Policy::schedule(SlotContext &ctx)
         float behaviour = 1.0f;
         bool explored = false;
         const int action = choose(m_state, m_probs, behaviour, explored);
+        ++m_counts.decisions;
+        m_counts.explored += explored ? 1 : 0;
         const bool stop = m_state.isStop(action);
         const int job = stop ? -1 : m_state.jobIndex[size_t(actionRow(action))];
         if (timing) {

@@ -15,28 +15,40 @@
 #include "stateencoder.h"
 #include "rng.h"
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dl2 {
 
 class PolicyNetwork;
 
+// Job-aware exploration: Exploration (policyspec.h).
 struct ActorOptions
 {
     bool sample = false;    // sample from the policy instead of arg max
     bool greedy = false;    // arg max even where the spec decodes by sampling (over `sample`)
-    double epsilon = 0.0;   // job-aware exploration probability in poor states
-    double threshold = 10.0; // worker:PS (or PS:worker) ratio that counts as poor
+    double epsilon = 0.0;   // job-aware exploration probability in poor states (Paper)
+    double threshold = 10.0; // worker:PS (or PS:worker) ratio that counts as poor (Paper)
+    Exploration exploration = Exploration::Paper; // which rules, when epsilon > 0
     // Stop exploration: with this probability a decision that is not stop becomes stop (the
     // slot ends early), so the value of stopping is ever observed (beyond the reference).
     double stopEpsilon = 0.0;
     // Called for every inference: state before the action, the action, the probability the
     // behaviour policy chose it with, the acted-on job index (-1 for stop).
     std::function<void(const EncodedState &, int action, float behaviourProb, int jobIndex)> onDecision;
+};
+
+// How many decisions a policy made, and how many of them exploration (job-aware or stop)
+// replaced, since the counts were last taken.
+struct ExplorationCounts
+{
+    long long decisions = 0;
+    long long explored = 0;
 };
 
 class Dl2Policy final : public Scheduler
@@ -71,10 +83,17 @@ public:
     }
     // Safety bound on inferences per slot.
     void setMaxInferences(int n) { m_maxInferences = n; }
+    // The counts since the last call (the trainers' curves: the share exploration overrode).
+    ExplorationCounts takeExplorationCounts()
+    {
+        return std::exchange(m_counts, ExplorationCounts());
+    }
 
 private:
     int choose(const EncodedState &state, const std::vector<float> &probs, float &behaviour,
                bool &explored);
+    int paperOverride(const EncodedState &state) const;
+    int referenceOverride(const EncodedState &state, const std::vector<float> &probs);
 
     PolicySpec m_spec;
     StateEncoder m_encoder;
@@ -89,6 +108,9 @@ private:
     EncodedState m_state;
     std::vector<float> m_probs;
     std::vector<int> m_workers, m_ps; // per row, for exploration
+    ExplorationCounts m_counts;
+    int m_psWorkerRatio = 5;                 // Reference exploration: drawn per slot
+    std::array<long long, 3> m_kindCounts{}; // ... worker / PS / bundle decisions so far
 };
 
 } // namespace dl2

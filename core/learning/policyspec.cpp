@@ -32,6 +32,20 @@ Decode decodeFromString(const std::string &name)
     throw Error("unknown decoding '" + name + "' (known: greedy, sample)");
 }
 
+const char *toString(Exploration e)
+{
+    return e == Exploration::Reference ? "reference" : "paper";
+}
+
+Exploration explorationFromString(const std::string &name)
+{
+    if (name == "paper")
+        return Exploration::Paper;
+    if (name == "reference")
+        return Exploration::Reference;
+    throw Error("unknown exploration '" + name + "' (known: paper, reference)");
+}
+
 int PolicySpec::jobDim() const
 {
     if (kind == PolicyKind::Dl2Plus)

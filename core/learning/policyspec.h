@@ -38,6 +38,23 @@ const char *toString(Decode decode);
 // Throws dl2::Error for anything but "greedy" / "sample".
 Decode decodeFromString(const std::string &name);
 
+// Job-aware exploration (dl2, training only):
+//   - Paper: in a poor state (a window job with workers but no PS, PSs but no worker, or a
+//     worker:PS ratio beyond `threshold`) the first such job's corrective task replaces the
+//     policy's choice with probability `epsilon` (the paper's description).
+//   - Reference: the rules of the authors' code (rl_env.py), which override far more often:
+//     the least-resourced window job gets a worker or a bundle when the most-resourced one has
+//     3-5 x its tasks; then, for the first window job that matches: a job without a worker or
+//     a PS gets it; a job with more than r x as many PSs as workers (r drawn per slot, 3-7)
+//     gets a worker or a bundle with probability 1/2; a job with at least half as many workers
+//     as PSs gets a PS (1 in 100: a bundle) with probability 1/2; and a task kind chosen in
+//     under 0.1 % of the decisions so far is forced. `epsilon` > 0 only switches it on
+//     (the no-exploration ablation sets 0); `threshold` is not used.
+enum class Exploration { Paper, Reference };
+const char *toString(Exploration e);
+// Throws dl2::Error for anything but "paper" / "reference".
+Exploration explorationFromString(const std::string &name);
+
 struct FeatureOptions
 {
     bool oneHotType = true;

@@ -341,6 +341,7 @@ void ActorCritic::makeEnvironments()
         actor.sample = true;
         actor.epsilon = m_explore ? o.epsilon : 0.0;
         actor.threshold = o.threshold;
+        actor.exploration = o.exploration;
         actor.stopEpsilon = o.stopEpsilon;
         Env *ep = &e;
         const double keep = m_episodic && !m_vine ? o.episodeKeep : 1.0;
@@ -847,6 +848,14 @@ CurvePoint ActorCritic::curvePoint(long long step, bool validate)
         p.workersPerJob = workers / running;
         p.psPerJob = ps / running;
     }
+    ExplorationCounts counts;
+    for (auto &e : m_envs) {
+        const ExplorationCounts c = e.policy->takeExplorationCounts();
+        counts.decisions += c.decisions;
+        counts.explored += c.explored;
+    }
+    if (counts.decisions > 0)
+        p.exploredFraction = double(counts.explored) / double(counts.decisions);
     if (validate)
         p.validationAvgJct = evaluatePolicyDistributed(m_comm, m_scenario, m_profiles, m_spec,
                                                        m_params, o.validationSeeds, o.threads);

@@ -23,7 +23,8 @@
 //   - job-aware exploration: in poor states (worker without PS, PS without worker,
 //     worker:PS ratio beyond threshold 10) the corrective action replaces the policy's with
 //     probability epsilon 0.4; stopEpsilon > 0 also makes a decision stop with that
-//     probability (beyond the paper: otherwise early stops are never tried);
+//     probability (beyond the paper: otherwise early stops are never tried); exploration
+//     Reference uses the reference code's rules instead, which override far more decisions;
 //   - the trained policy is validated and shipped as deployed: decode "sample" (seeded) by
 //     default for dl2, as the reference deploys it; the best checkpoint on the validation
 //     seeds (100-109 by default; training traces use seeds seedBase = 1000, 1001, ...; test
@@ -96,6 +97,7 @@ struct RlOptions
     double entropyWeight = 0.1;
     double epsilon = 0.4;
     double threshold = 10.0;
+    Exploration exploration = Exploration::Paper; // job-aware rules: the paper's or the code's (dl2policy.h)
     double discount = 0.0;
     double importanceClip = 0.0;
     double valueLearningRate = 1e-3;

@@ -49,7 +49,7 @@ QByteArray rlCurves(int validations)
 {
     QByteArray out = "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,"
                      "reward,validation_avg_jct,worker_share,ps_share,bundle_share,stop_share,"
-                     "workers_per_job\n";
+                     "workers_per_job,explored_fraction\n";
     for (int step = 0; step <= validations * 20; step += 10) {
         const bool validate = step % 20 == 0;
         const double t = step / 100.0;
@@ -61,7 +61,8 @@ QByteArray rlCurves(int validations)
                (validate ? QByteArray::number(30.0 - 2 * t) : QByteArray("-1")) + ',' +
                QByteArray::number(0.1 + 0.05 * t) + ',' + QByteArray::number(0.8 - 0.1 * t) +
                ',' + QByteArray::number(0.05 + 0.03 * t) + ',' + QByteArray::number(0.05 + 0.02 * t) +
-               ',' + QByteArray::number(1.1 + 0.4 * t) + '\n';
+               ',' + QByteArray::number(1.1 + 0.4 * t) + ',' +
+               (step == 0 ? QByteArray("-1") : QByteArray::number(0.3 - 0.02 * t)) + '\n';
     }
     return out;
 }
@@ -100,11 +101,18 @@ void TestTrainingPage::rendersRlCurves()
     // Entropy and value loss from the update rows (not step 0, which had no update).
     QCOMPARE(page.entropyPlot()->graph(0)->dataCount(), 12);
     QCOMPARE(page.lossPlot()->graph(0)->dataCount(), 12);
-    // Action mix: four stacked shares + workers per job; the top of the stack is 100 %.
-    QCOMPARE(page.actionPlot()->graphCount(), 5);
+    // Action mix: four stacked shares, the share exploration decided (in %, from the update
+    // rows only: step 0 has -1 = not measured) and workers per job; the top of the stack is
+    // 100 %.
+    QCOMPARE(page.actionPlot()->graphCount(), 6);
     const auto *top = page.actionPlot()->graph(3)->data().data();
     for (auto it = top->constBegin(); it != top->constEnd(); ++it)
         QVERIFY(qAbs(it->value - 100.0) < 1e-6);
+    const QCPGraph *explored = page.actionPlot()->graph(4);
+    QCOMPARE(explored->name(), QStringLiteral("explored"));
+    QCOMPARE(explored->dataCount(), 12);
+    QCOMPARE(explored->data()->at(0)->key, 10.0);
+    QVERIFY(qAbs(explored->data()->at(0)->value - 100.0 * (0.3 - 0.02 * 0.1)) < 1e-6);
     QVERIFY(page.actionPlot()->yAxis2->visible());
 
     const QImage image = page.grab().toImage();

@@ -81,11 +81,20 @@ private Q_SLOTS:
         o.output = dir.path().toStdString() + "/rl.dl2ckpt";
         const TrainResult r = RlTrainer(o).run();
         QVERIFY(r.curve.size() >= 3);
+        int measured = 0;
         for (const auto &p : r.curve) {
             QVERIFY(std::isfinite(p.trainLoss));
             QVERIFY(std::isfinite(p.valueLoss));
             QVERIFY(std::isfinite(p.entropy));
+            // The share exploration decided: a fraction, none without exploration.
+            if (p.step > 0 && p.exploredFraction >= 0) {
+                ++measured;
+                QVERIFY(p.exploredFraction <= 1.0);
+                if (ablation.contains(QStringLiteral("no-exploration")))
+                    QCOMPARE(p.exploredFraction, 0.0);
+            }
         }
+        QVERIFY(measured > 0);
         QVERIFY(r.bestValidationAvgJct > 0);
         const Checkpoint c = readCheckpoint(o.output, o.kind);
         QCOMPARE(c.info.trainer, std::string("rl"));

@@ -4,6 +4,7 @@
 #include "sched/baselines.h"
 #include "checkpoint.h"
 #include "dl2policy.h"
+#include "error.h"
 #include "modelprofile.h"
 #include "scenario.h"
 #include "scheduler.h"
@@ -214,6 +215,7 @@ private Q_SLOTS:
         policy.recordDecisions(DecisionRecording::Full);
         Simulator sim(sc.cluster, profiles, sc.trace(profiles, 5), sc.simulation);
         int failed = 0;
+        long long explored = 0;
         for (int slot = 0; slot < 60 && !sim.done(); ++slot) {
             sim.step(policy);
             for (const auto &d : policy.lastDecisions()) {
@@ -221,12 +223,54 @@ private Q_SLOTS:
                 QVERIFY(d.probabilities[size_t(d.action)] > 0.0f || d.explored);
                 QVERIFY(d.result != AddResult::AtCap);
                 failed += d.result == AddResult::NoCapacity ? 1 : 0;
+                explored += d.explored ? 1 : 0;
             }
         }
         QVERIFY(decisions > 100);
         QCOMPARE(invalid, 0L);
+        // The trainers' explored_fraction: the policy's counts agree with its records, and
+        // taking them starts the next count from zero.
+        const ExplorationCounts counts = policy.takeExplorationCounts();
+        QCOMPARE(counts.decisions, (long long)decisions);
+        QCOMPARE(counts.explored, explored);
+        QCOMPARE(policy.takeExplorationCounts().decisions, 0LL);
         if (spec.feasibilityMask)
             QCOMPARE(failed, 0); // dl2-plus never ends a slot on a failed allocation
+    }
+
+    // The reference code's exploration rules override far more decisions than the paper's
+    // (which fire only in poor states), and never choose a masked action.
+    void referenceExplorationOverridesMoreOften()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = defaultSpec(PolicyKind::Dl2, sc.window, profiles.size());
+        auto params = std::make_shared<const ParameterSet>(initialParameters(spec, 3));
+        double share[2] = {0.0, 0.0};
+        for (const Exploration rules : {Exploration::Paper, Exploration::Reference}) {
+            Dl2Policy policy(spec, params, 7);
+            long invalid = 0;
+            ActorOptions actor;
+            actor.sample = true;
+            actor.epsilon = 0.4;
+            actor.exploration = rules;
+            actor.onDecision = [&](const EncodedState &s, int action, float, int) {
+                if (action < 0 || action >= s.actionCount() || !s.mask[size_t(action)])
+                    ++invalid;
+            };
+            policy.setActor(actor);
+            Simulator sim(sc.cluster, profiles, sc.trace(profiles, 5), sc.simulation);
+            for (int slot = 0; slot < 40 && !sim.done(); ++slot)
+                sim.step(policy);
+            const ExplorationCounts c = policy.takeExplorationCounts();
+            QVERIFY(c.decisions > 100);
+            QCOMPARE(invalid, 0L);
+            share[rules == Exploration::Reference ? 1 : 0] = double(c.explored) / double(c.decisions);
+        }
+        QVERIFY2(share[1] > 0.25 && share[1] > 3.0 * share[0],
+                 qPrintable(QStringLiteral("explored: paper %1, reference %2").arg(share[0]).arg(share[1])));
+        QCOMPARE(explorationFromString("reference"), Exploration::Reference);
+        QVERIFY_THROWS_EXCEPTION(Error, explorationFromString("greedy"));
     }
 
     // The console records every inference of the slot on display, only V(s) for the others
