@@ -24,6 +24,10 @@
 //        bench_learning --credit-signal [--init CKPT] [--slots N] [--json FILE]
 //        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot|episode|episode-job]
 //                       [--speed-table FILE] [--out DIR] [--json FILE]
+//   - --ablations: the paper's ablation table (no-value, no-exploration, no-replay,
+//     per-action-reward) against the full actor-critic, --steps N updates each from one warm-up.
+//        bench_learning --ablations [--init CKPT] [--steps N] [--exploration paper|reference]
+//                       [--out DIR] [--json FILE]
 #include "checkpoint.h"
 #include "decisionlatency.h"
 #include "dl2policy.h"
@@ -53,6 +57,23 @@
 using namespace dl2;
 
 namespace {
+
+constexpr const char *kUsage =
+    "Usage: bench_learning [--json FILE] [--seed N] [--no-rl]\n"
+    "         latency of dl2 / dl2-plus, SL time to the teacher, SL + ES against Optimus\n"
+    "       bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--exploration paper|reference]\n"
+    "                      [--credit split|slot|episode|episode-job] [--speed-table FILE] [--out DIR]\n"
+    "         the actor-critic and its shuffled-advantage control side by side\n"
+    "       bench_learning --ablations [--init CKPT] [--steps N] [--exploration paper|reference]\n"
+    "                      [--speed-table FILE] [--out DIR]\n"
+    "         the paper's ablation table: full, no-value, no-exploration, no-replay,\n"
+    "         per-action-reward, N updates each (default 1500) from one warm-up\n"
+    "       bench_learning --window-ceiling\n"
+    "         the window teachers: what dl2 can reach within its own rules\n"
+    "       bench_learning --credit-signal [--init CKPT] [--slots N]\n"
+    "         how much one slot's allocation tells about the JCT still to come\n"
+    "Without --init, the RL modes first train the paper's warm-up (SL on DRF, 300 steps).\n"
+    "Every mode writes its figures to --json FILE as well.\n";
 
 QJsonObject latency(PolicyKind kind, std::uint64_t seed)
 {
@@ -183,6 +204,7 @@ struct RlVsControlOptions
     std::string credit = "split";
     std::string speedTable; // measured speeds (exact RBF) instead of the scenario's default
     std::uint64_t seed = 1;
+    Exploration exploration = Exploration::Paper;
 };
 
 // The paper's warm-up: supervised learning on DRF's decisions, 300 steps, as DIR/sl-drf.dl2ckpt.
@@ -204,15 +226,40 @@ std::string drfWarmUp(const std::string &dir, const ProfileSet &profiles,
     return sl.output;
 }
 
+// The paper's actor-critic with the defaults (split credit) on dl2-reference from `init`,
+// validated every 100 updates on `validation` (the deployed, sampled policy).
+RlOptions actorCritic(const std::string &init, const ProfileSet &profiles,
+                      const std::vector<std::uint64_t> &validation, const RlVsControlOptions &options,
+                      const std::string &output)
+{
+    RlOptions o;
+    o.exploration = options.exploration;
+    o.scenario = "dl2-reference";
+    o.init = init;
+    o.kind = PolicyKind::Dl2;
+    o.profiles = profiles;
+    o.validateEvery = 100;
+    o.validationSeeds = validation;
+    o.seed = options.seed;
+    o.output = output;
+    return o;
+}
+
+ProfileSet benchProfiles(const RlVsControlOptions &options)
+{
+    ProfileSet profiles = ProfileSet::reference();
+    if (!options.speedTable.empty())
+        profiles.useMeasuredSpeeds(readDl2Measurements(options.speedTable), options.speedTable);
+    return profiles;
+}
+
 QJsonObject rlVsControl(const RlVsControlOptions &options)
 {
     const std::string scenario = "dl2-reference";
     const std::vector<std::uint64_t> validation = seedRange(100, 104);
     QTemporaryDir tmp;
     const std::string dir = options.out.empty() ? tmp.path().toStdString() : options.out;
-    ProfileSet profiles = ProfileSet::reference();
-    if (!options.speedTable.empty())
-        profiles.useMeasuredSpeeds(readDl2Measurements(options.speedTable), options.speedTable);
+    const ProfileSet profiles = benchProfiles(options);
     const std::string init = options.init.empty() ? drfWarmUp(dir, profiles, validation) : options.init;
     const Scenario &sc = scenarioByName(scenario);
     const double drf = evaluateScheduler(sc, profiles, "drf", validation, 2);
@@ -229,15 +276,10 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
     const auto deadline = std::chrono::steady_clock::now() +
                           std::chrono::milliseconds(static_cast<long long>(options.minutes * 60000.0));
     auto train = [&](Run &run) {
-        RlOptions o;
-        o.scenario = scenario;
-        o.init = init;
-        o.kind = PolicyKind::Dl2;
-        o.profiles = profiles;
+        RlOptions o = actorCritic(init, profiles, validation, options, dir + "/rl-" + run.name + ".dl2ckpt");
         o.credit = options.credit;
         o.control = run.control;
         o.steps = 100000000;
-        o.validateEvery = 100;
         if (options.credit.rfind("episode", 0) == 0) {
             // An update is 8 whole rollouts of one trace (core/learning/README.md).
             o.envs = 8;
@@ -245,9 +287,6 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
             o.learningRate = 3e-4;
             o.validateEvery = 25;
         }
-        o.validationSeeds = validation;
-        o.seed = options.seed;
-        o.output = dir + "/rl-" + run.name + ".dl2ckpt";
         run.result = RlTrainer(o).run(
             [&](long long step, long long, const CurvePoint &p) {
                 if (p.validationAvgJct >= 0) {
@@ -297,6 +336,93 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
                     r[QStringLiteral("steps")].toDouble(), drf, optimus);
     }
     return j;
+}
+
+// The paper's ablation table: the actor-critic as we run it ("full") and with one part taken
+// out at a time, each for `steps` updates from the same warm-up (--init, or the DRF warm-up
+// trained first), two runs at a time on the two cores; the best validation JCT of each and how
+// much worse than the full run it is, beside the paper's figure.
+// Each row is also one `dl2 train rl --init CKPT --ablation NAME` (core/learning/README.md).
+QJsonObject ablationTable(const RlVsControlOptions &options, long long steps)
+{
+    struct Row
+    {
+        const char *name;   // the --ablation value ("" = the full run)
+        double paperWorse;  // the paper's "% worse" (-1: the reference row)
+        TrainResult result;
+        double explored = -1.0; // mean share of decisions exploration replaced
+    };
+    std::vector<Row> rows = {{"", -1.0, {}},
+                             {"no-value", 21.1, {}},
+                             {"no-exploration", 28.8, {}},
+                             {"no-replay", 39.6, {}},
+                             {"per-action-reward", 29.1, {}}};
+    const std::vector<std::uint64_t> validation = seedRange(100, 104);
+    QTemporaryDir tmp;
+    const std::string dir = options.out.empty() ? tmp.path().toStdString() : options.out;
+    const ProfileSet profiles = benchProfiles(options);
+    const std::string init = options.init.empty() ? drfWarmUp(dir, profiles, validation) : options.init;
+    std::printf("ablations on dl2-reference from %s, %lld updates each, %s exploration rules, "
+                "validation seeds 100-104\n",
+                init.c_str(), steps, toString(options.exploration));
+    std::fflush(stdout);
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+        for (size_t i = next++; i < rows.size(); i = next++) {
+            Row &row = rows[i];
+            const std::string name = *row.name ? row.name : "full";
+            RlOptions o = actorCritic(init, profiles, validation, options,
+                                      dir + "/rl-" + name + ".dl2ckpt");
+            o.steps = steps;
+            if (*row.name)
+                o.ablations = {row.name};
+            row.result = RlTrainer(o).run();
+            double sum = 0.0;
+            int n = 0;
+            for (const CurvePoint &p : row.result.curve)
+                if (p.exploredFraction >= 0) {
+                    sum += p.exploredFraction;
+                    ++n;
+                }
+            row.explored = n > 0 ? sum / n : -1.0;
+            std::printf("  %-18s done: best %.2f (%.0f s)\n", name.c_str(), row.result.bestValidationAvgJct,
+                        row.result.curve.empty() ? 0.0 : row.result.curve.back().seconds);
+            std::fflush(stdout);
+        }
+    };
+    std::thread other(worker);
+    worker();
+    other.join();
+
+    const double start = rows[0].result.curve.empty() ? -1.0 : rows[0].result.curve.front().validationAvgJct;
+    const double full = rows[0].result.bestValidationAvgJct;
+    std::printf("%-18s %9s %9s %12s %12s %10s\n", "run", "start", "best", "vs full", "paper", "explored");
+    QJsonArray out;
+    for (const Row &row : rows) {
+        const double best = row.result.bestValidationAvgJct;
+        const double worse = 100.0 * (best / full - 1.0);
+        const std::string name = *row.name ? row.name : "full";
+        const std::string paper =
+            row.paperWorse < 0 ? "-" : QString::asprintf("%+.1f%%", row.paperWorse).toStdString();
+        std::printf("%-18s %9.2f %9.2f %+11.1f%% %12s %9.1f%%\n", name.c_str(), start, best, worse,
+                    paper.c_str(), 100.0 * row.explored);
+        QJsonObject j;
+        j[QStringLiteral("ablation")] = QString::fromStdString(name);
+        j[QStringLiteral("start_validation_avg_jct")] = start;
+        j[QStringLiteral("best_validation_avg_jct")] = best;
+        j[QStringLiteral("best_step")] = double(row.result.bestStep);
+        j[QStringLiteral("worse_than_full_pct")] = worse;
+        j[QStringLiteral("paper_worse_pct")] = row.paperWorse;
+        j[QStringLiteral("explored_fraction")] = row.explored;
+        j[QStringLiteral("seconds")] = row.result.curve.empty() ? 0.0 : row.result.curve.back().seconds;
+        out.append(j);
+    }
+    QJsonObject root;
+    root[QStringLiteral("init")] = QString::fromStdString(init);
+    root[QStringLiteral("steps")] = double(steps);
+    root[QStringLiteral("exploration")] = QString::fromLatin1(toString(options.exploration));
+    root[QStringLiteral("rows")] = out;
+    return root;
 }
 
 // Average JCT of a policy on dl2-reference over the given seeds (the measured-speed default).
@@ -382,10 +508,16 @@ int main(int argc, char **argv)
     bool versusControl = false;
     bool ceiling = false;
     bool signal = false;
+    bool ablations = false;
+    long long ablationSteps = 1500;
     int slotCount = 150;
     RlVsControlOptions vs;
     for (int i = 1; i < argc; ++i) {
-        if (!std::strcmp(argv[i], "--no-rl"))
+        const bool hasValue = i + 1 < argc;
+        if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
+            std::printf("%s", kUsage);
+            return 0;
+        } else if (!std::strcmp(argv[i], "--no-rl"))
             rl = false;
         else if (!std::strcmp(argv[i], "--rl-vs-control"))
             versusControl = true;
@@ -393,22 +525,42 @@ int main(int argc, char **argv)
             ceiling = true;
         else if (!std::strcmp(argv[i], "--credit-signal"))
             signal = true;
-        else if (!std::strcmp(argv[i], "--slots") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--slots") && hasValue)
             slotCount = std::atoi(argv[++i]);
-        else if (!std::strcmp(argv[i], "--init") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--init") && hasValue)
             vs.init = argv[++i];
-        else if (!std::strcmp(argv[i], "--out") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--out") && hasValue)
             vs.out = argv[++i];
-        else if (!std::strcmp(argv[i], "--speed-table") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--speed-table") && hasValue)
             vs.speedTable = argv[++i];
-        else if (!std::strcmp(argv[i], "--credit") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--credit") && hasValue)
             vs.credit = argv[++i];
-        else if (!std::strcmp(argv[i], "--minutes") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--minutes") && hasValue)
             vs.minutes = std::strtod(argv[++i], nullptr);
-        else if (!std::strcmp(argv[i], "--json") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--json") && hasValue)
             json = argv[++i];
-        else if (!std::strcmp(argv[i], "--seed") && i + 1 < argc)
+        else if (!std::strcmp(argv[i], "--seed") && hasValue)
             seed = std::strtoull(argv[++i], nullptr, 10);
+        else if (!std::strcmp(argv[i], "--ablations"))
+            ablations = true;
+        else if (!std::strcmp(argv[i], "--exploration") && hasValue) {
+            try {
+                vs.exploration = explorationFromString(argv[++i]);
+            } catch (const std::exception &e) {
+                std::fprintf(stderr, "bench_learning: %s\n", e.what());
+                return 2;
+            }
+        }
+        else if (!std::strcmp(argv[i], "--steps") && hasValue)
+            ablationSteps = std::strtoll(argv[++i], nullptr, 10);
+        else {
+            std::fprintf(stderr, "bench_learning: unknown or incomplete argument '%s'\n%s", argv[i], kUsage);
+            return 2;
+        }
+    }
+    if (ablationSteps < 1) {
+        std::fprintf(stderr, "bench_learning: --steps must be at least 1\n");
+        return 2;
     }
     setTorchThreads(1);
     QJsonObject root;
@@ -417,6 +569,14 @@ int main(int argc, char **argv)
     } else if (signal) {
         try {
             root[QStringLiteral("credit_signal")] = creditSignal(vs.init, slotCount);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "bench_learning: %s\n", e.what());
+            return 1;
+        }
+    } else if (ablations) {
+        vs.seed = seed;
+        try {
+            root[QStringLiteral("ablations")] = ablationTable(vs, ablationSteps);
         } catch (const std::exception &e) {
             std::fprintf(stderr, "bench_learning: %s\n", e.what());
             return 1;
