@@ -174,6 +174,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_critic_warmup(info.criticWarmup);
     h->set_stop_epsilon(info.stopEpsilon);
     h->set_control(info.control);
+    h->set_exploration(info.exploration);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -318,6 +319,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.criticWarmup = h.critic_warmup();
     i.stopEpsilon = h.stop_epsilon();
     i.control = h.control();
+    i.exploration = h.exploration();
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();

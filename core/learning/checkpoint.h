@@ -69,6 +69,7 @@ struct TrainingInfo
     int criticWarmup = 0;
     double stopEpsilon = 0.0;
     bool control = false; // a shuffled-advantage control run
+    std::string exploration; // trainer "rl": job-aware rules, "paper" or "reference"
     long long step = 0;
     double validationAvgJct = 0.0;
     std::uint64_t seed = 0;

@@ -371,6 +371,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.envs = int(m_envs.size());
     info.entropyWeight = o.entropyWeight;
     info.epsilon = m_explore ? o.epsilon : 0.0;
+    info.exploration = toString(o.exploration);
     info.threshold = o.threshold;
     info.discount = m_discount;
     info.importanceClip = o.importanceClip;

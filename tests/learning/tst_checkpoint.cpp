@@ -76,6 +76,7 @@ private Q_SLOTS:
         info.step = 1234;
         info.validationAvgJct = 27.5;
         info.ablations = {"no-replay"};
+        info.exploration = "reference";
         const std::string file = path("round.dl2ckpt");
         writeCheckpoint(file, spec, info, params);
         const Checkpoint c = readCheckpoint(file, spec.kind);
@@ -89,6 +90,7 @@ private Q_SLOTS:
         QCOMPARE(c.info.validationAvgJct, 27.5);
         QCOMPARE(c.info.scenario, std::string("dl2-small"));
         QCOMPARE(c.info.ablations, std::vector<std::string>{"no-replay"});
+        QCOMPARE(c.info.exploration, std::string("reference"));
         QVERIFY(!c.hasOptimizer);
         QCOMPARE(c.parameters->size(), params.size());
         for (const auto &[name, t] : params) {
