@@ -40,6 +40,8 @@ QStringList TrainingRequest::arguments() const
         a << QStringLiteral("--policy") << policy;
     if (algorithm == QLatin1String("sl"))
         a << QStringLiteral("--teacher") << teacher;
+    else
+        a << QStringLiteral("--exploration") << exploration;
     a << extraArguments << QStringLiteral("-o") << output;
     return a;
 }

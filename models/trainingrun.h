@@ -20,6 +20,7 @@ struct TrainingRequest
     QString policy = QStringLiteral("dl2");    // fresh networks: dl2 or dl2-plus
     QString init;                              // checkpoint to start from (optional)
     QString teacher = QStringLiteral("optimus"); // sl
+    QString exploration = QStringLiteral("paper"); // rl: job-aware rules, "paper" or "reference"
     int steps = 200;
     int validateEvery = 20;
     QString validationSeeds = QStringLiteral("100-104");

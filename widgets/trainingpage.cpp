@@ -136,6 +136,14 @@ QWidget *TrainingPage::buildControls()
     m_teacher->addItems({QStringLiteral("optimus"), QStringLiteral("drf"), QStringLiteral("srtf"),
                          QStringLiteral("fifo")});
     m_teacher->setToolTip(tr("The scheduler the SL warm-up imitates"));
+    m_exploration = new QComboBox(train);
+    m_exploration->addItem(tr("the paper's rules"), QStringLiteral("paper"));
+    m_exploration->addItem(tr("the authors' code"), QStringLiteral("reference"));
+    m_exploration->setToolTip(
+        tr("Job-aware exploration while RL trains: the paper's rules correct only poor states "
+           "(a few % of the decisions); the authors' code's rules try PS-heavy settings and "
+           "the least-resourced job in about a fifth of them and learn much further from a "
+           "DRF warm-up. The action-mix chart draws the share they replace (explored)."));
     m_init = new QLineEdit(train);
     m_init->setPlaceholderText(tr("fresh network"));
     m_init->setToolTip(tr("Start from this checkpoint (e.g. an SL warm-up); empty: a fresh "
@@ -163,6 +171,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Scenario"), m_scenario);
     form->addRow(tr("Policy"), m_policy);
     form->addRow(tr("Teacher"), m_teacher);
+    form->addRow(tr("Exploration"), m_exploration);
     form->addRow(tr("Start from"), initRow);
     form->addRow(tr("Warm-up updates"), m_warmup);
     form->addRow(tr("Updates"), m_steps);
@@ -328,6 +337,7 @@ bool TrainingPage::startTraining()
     r.algorithm = algorithm == QLatin1String("sl") ? QStringLiteral("sl") : QStringLiteral("rl");
     r.scenario = m_scenario->currentText();
     r.teacher = m_teacher->currentText();
+    r.exploration = m_exploration->currentData().toString();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     r.steps = m_steps->value();
@@ -487,6 +497,7 @@ void TrainingPage::updateControls()
     const QString algorithm = m_algorithm->currentData().toString();
     const bool pipeline = algorithm == QLatin1String("sl+rl");
     m_teacher->setEnabled(algorithm != QLatin1String("rl") && !running);
+    m_exploration->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
     m_policy->setEnabled(!running && (pipeline || m_init->text().trimmed().isEmpty()));

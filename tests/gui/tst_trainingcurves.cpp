@@ -303,6 +303,7 @@ void TestTrainingCurves::reportsProgressAndFailure()
     TrainingRequest request;
     request.scenario = QStringLiteral("nope");
     request.steps = 10;
+    request.exploration = QStringLiteral("reference");
     request.output = dir.filePath(QStringLiteral("out/x.dl2ckpt"));
     QVERIFY2(run.start(request), qPrintable(run.errorString()));
     QVERIFY(run.isRunning());
@@ -321,6 +322,7 @@ void TestTrainingCurves::reportsProgressAndFailure()
     const QString line = QString::fromUtf8(args.readAll()).trimmed();
     QCOMPARE(line, request.arguments().join(QLatin1Char(' ')));
     QVERIFY(line.startsWith(QStringLiteral("rl --scenario nope --steps 10")));
+    QVERIFY(line.contains(QStringLiteral(" --exploration reference ")));
 }
 
 void TestTrainingCurves::realTrainingFinishes()

@@ -8,6 +8,8 @@
 #include "trainingcurvesmodel.h"
 #include "trainingpage.h"
 
+#include <algorithm>
+
 #include <QDir>
 #include <QFileInfo>
 #include <QImage>
@@ -228,6 +230,7 @@ void TestTrainingPage::startAndCancelRealTraining()
     request.steps = 100000; // far more than the test waits for
     request.validateEvery = 3;
     request.validationSeeds = QStringLiteral("100");
+    request.exploration = QStringLiteral("reference"); // the authors' rules: they do replace decisions
     QVERIFY(page.startTraining(request));
     QVERIFY(!start->isEnabled());
     QVERIFY(cancel->isEnabled());
@@ -258,6 +261,9 @@ void TestTrainingPage::startAndCancelRealTraining()
     TrainingCurvesModel curves;
     QVERIFY(curves.setFile(output + QStringLiteral(".curves.csv")));
     QVERIFY(curves.lastStep() >= 3);
+    const auto explored = curves.series(QStringLiteral("explored_fraction"));
+    QVERIFY(!explored.isEmpty());
+    QVERIFY(*std::max_element(explored.values.begin(), explored.values.end()) > 0.0);
     QVERIFY(curves.lastStep() < 100000);
 }
 
