@@ -196,7 +196,8 @@ QJsonObject pipelineVsOptimus()
     return j;
 }
 
-struct RlVsControlOptions
+// What the RL modes (--rl-vs-control, --ablations) take from the command line.
+struct RlBenchOptions
 {
     std::string init;
     std::string out;
@@ -229,7 +230,7 @@ std::string drfWarmUp(const std::string &dir, const ProfileSet &profiles,
 // The paper's actor-critic with the defaults (split credit) on dl2-reference from `init`,
 // validated every 100 updates on `validation` (the deployed, sampled policy).
 RlOptions actorCritic(const std::string &init, const ProfileSet &profiles,
-                      const std::vector<std::uint64_t> &validation, const RlVsControlOptions &options,
+                      const std::vector<std::uint64_t> &validation, const RlBenchOptions &options,
                       const std::string &output)
 {
     RlOptions o;
@@ -245,7 +246,7 @@ RlOptions actorCritic(const std::string &init, const ProfileSet &profiles,
     return o;
 }
 
-ProfileSet benchProfiles(const RlVsControlOptions &options)
+ProfileSet benchProfiles(const RlBenchOptions &options)
 {
     ProfileSet profiles = ProfileSet::reference();
     if (!options.speedTable.empty())
@@ -253,7 +254,7 @@ ProfileSet benchProfiles(const RlVsControlOptions &options)
     return profiles;
 }
 
-QJsonObject rlVsControl(const RlVsControlOptions &options)
+QJsonObject rlVsControl(const RlBenchOptions &options)
 {
     const std::string scenario = "dl2-reference";
     const std::vector<std::uint64_t> validation = seedRange(100, 104);
@@ -343,7 +344,7 @@ QJsonObject rlVsControl(const RlVsControlOptions &options)
 // trained first), two runs at a time on the two cores; the best validation JCT of each and how
 // much worse than the full run it is, beside the paper's figure.
 // Each row is also one `dl2 train rl --init CKPT --ablation NAME` (core/learning/README.md).
-QJsonObject ablationTable(const RlVsControlOptions &options, long long steps)
+QJsonObject ablationTable(const RlBenchOptions &options, long long steps)
 {
     struct Row
     {
@@ -511,7 +512,7 @@ int main(int argc, char **argv)
     bool ablations = false;
     long long ablationSteps = 1500;
     int slotCount = 150;
-    RlVsControlOptions vs;
+    RlBenchOptions vs;
     for (int i = 1; i < argc; ++i) {
         const bool hasValue = i + 1 < argc;
         if (!std::strcmp(argv[i], "--help") || !std::strcmp(argv[i], "-h")) {
