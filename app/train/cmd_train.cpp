@@ -448,6 +448,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("continuation"), opt("--credit vine: how the trunk and the slots after the branch slot play: sample (default: the policy as it trains) or greedy (its arg max without exploration, the policy as deployed with --decode greedy: every branch's return is the exact value of its allocation; one stream)."), opt("MODE")});
     p.addOption({opt("kl"), opt("Trust region: add X x KL(warm-up || policy) to the policy loss, the warm-up being the --init policy (default 0 = none)."), opt("X")});
     p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
+    p.addOption({opt("task-credit"), opt("--credit split: how the choice of task is credited: progress (default: its counterfactual share of the slot's normalised progress, the paper's reward) or remaining (the same divided by its job's remaining share, at most 20x: shortest-remaining-time weighting)."), opt("NAME")});
     p.addOption({opt("exploration"), opt("Job-aware exploration rules: paper (default: the corrective task in poor states, with probability --epsilon) or reference (the authors' code: far more overrides)."), opt("RULES")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
     p.addOption({opt("importance-clip"), opt("Weight replayed/explored samples by pi/mu clipped to [0, X]; 0 (default) = full weight, as the reference."), opt("X")});
@@ -520,6 +521,10 @@ int runRl(const QStringList &args)
         if (p.isSet(opt("kl")))
             o.klWeight = parseDouble(p, opt("kl"), 0.0, 1e6);
         o.control = p.isSet(opt("control"));
+        if (p.isSet(opt("task-credit"))) {
+            o.taskCredit = p.value(opt("task-credit")).toStdString();
+            checkTaskCredit(o.taskCredit);
+        }
         if (p.isSet(opt("exploration")))
             o.exploration = explorationFromString(p.value(opt("exploration")).toStdString());
         if (p.isSet(opt("stop-epsilon")))

@@ -175,6 +175,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_stop_epsilon(info.stopEpsilon);
     h->set_control(info.control);
     h->set_exploration(info.exploration);
+    h->set_task_credit(info.taskCredit);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -320,6 +321,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.stopEpsilon = h.stop_epsilon();
     i.control = h.control();
     i.exploration = h.exploration();
+    i.taskCredit = h.task_credit();
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();

@@ -70,6 +70,7 @@ struct TrainingInfo
     double stopEpsilon = 0.0;
     bool control = false; // a shuffled-advantage control run
     std::string exploration; // trainer "rl": job-aware rules, "paper" or "reference"
+    std::string taskCredit;  // trainer "rl", credit "split": "progress" or "remaining"
     long long step = 0;
     double validationAvgJct = 0.0;
     std::uint64_t seed = 0;

@@ -32,6 +32,20 @@ void checkCredit(const std::string &credit)
         throw Error("unknown credit '" + credit + "' (known: slot, split, episode, episode-job, vine)");
 }
 
+void checkTaskCredit(const std::string &taskCredit)
+{
+    if (taskCredit != "progress" && taskCredit != "remaining")
+        throw Error("unknown task credit '" + taskCredit + "' (known: progress, remaining)");
+}
+
+double taskCreditWeight(const JobState &job)
+{
+    if (job.estimatedEpochs <= 0)
+        return 1.0;
+    const double doneBefore = job.doneEpochs - job.epochsThisSlot;
+    return 1.0 / std::clamp(1.0 - doneBefore / job.estimatedEpochs, 0.05, 1.0);
+}
+
 namespace {
 
 bool has(const std::vector<std::string> &v, const char *name)
@@ -73,16 +87,18 @@ ActorOptions argMaxActor()
 }
 
 // The counterfactual return of the task sample `x` added: its job's contribution to the
-// slot reward with the final allocation minus the contribution without that task.
-float counterfactual(const Simulator &sim, const Sample &x)
+// slot reward with the final allocation minus the contribution without that task, with
+// `remaining` weighted by taskCreditWeight.
+float counterfactual(const Simulator &sim, const Sample &x, bool remaining)
 {
     const JobState &j = sim.jobs()[size_t(x.jobIndex)];
     const TaskKind kind = actionKind(x.action);
     const int dp = kind == TaskKind::Worker ? 0 : 1;
     const int dw = kind == TaskKind::Ps ? 0 : 1;
     const int index = x.jobIndex;
-    return float(sim.slotProgress(index, j.ps, j.workers) -
-                 sim.slotProgress(index, std::max(0, j.ps - dp), std::max(0, j.workers - dw)));
+    const double weight = remaining ? taskCreditWeight(j) : 1.0;
+    return float(weight * (sim.slotProgress(index, j.ps, j.workers) -
+                           sim.slotProgress(index, std::max(0, j.ps - dp), std::max(0, j.workers - dw))));
 }
 
 // One actor-critic run (see rltrainer.h), as the steps train() takes: load the networks,
@@ -145,7 +161,7 @@ private:
     PolicySpec m_spec;
     std::optional<ResumeState> m_resumed;
     // Settled options.
-    bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false;
+    bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false, m_taskRemaining = false;
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
     std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
@@ -276,6 +292,12 @@ void ActorCritic::settleOptions()
     m_explore = !has(o.ablations, "no-exploration");
     m_replayMode = m_episodic || has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
     m_perAction = has(o.ablations, "per-action-reward");
+    checkTaskCredit(o.taskCredit);
+    m_taskRemaining = o.taskCredit == "remaining";
+    if (m_taskRemaining && (o.credit != "split" || m_perAction))
+        throw Error("--task-credit remaining weights the task counterfactual of --credit split, " +
+                    (m_perAction ? std::string("which the per-action-reward ablation replaces")
+                                 : "which --credit " + o.credit + " does not use"));
     // The episode return is the JCT still to come only with the unfinished-jobs reward.
     m_unfinished = o.unfinishedJobsReward.value_or(m_episodic || m_spec.kind == PolicyKind::Dl2Plus);
     m_gamma = o.discount > 0.0 ? o.discount : 1.0;
@@ -376,6 +398,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.discount = m_discount;
     info.importanceClip = o.importanceClip;
     info.credit = o.credit;
+    info.taskCredit = o.taskCredit;
     info.valueLearningRate = o.valueLearningRate;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;
@@ -425,7 +448,7 @@ void ActorCritic::creditReturns(Env &e, double r)
         for (auto &x : e.current) {
             x.ret = float(r);
             if (m_split && x.jobIndex >= 0)
-                x.taskRet = float(counterfactual(*e.sim, x) * m_rewardScale);
+                x.taskRet = float(counterfactual(*e.sim, x, m_taskRemaining) * m_rewardScale);
         }
     }
 }

@@ -11,8 +11,9 @@
 //     against V), the choice among tasks gets the task's counterfactual return, i.e. the
 //     slot reward minus the slot reward with that one task removed from its job's final
 //     allocation (Simulator::slotProgress; the slot reward is a deterministic function of
-//     the allocation, so this is exact). Ablation per-action-reward: each action gets its
-//     own job's progress;
+//     the allocation, so this is exact). With taskCredit "remaining" (a departure, README
+//     "SRPT-weighted task credit") that counterfactual is divided by the job's remaining share
+//     (taskCreditWeight). Ablation per-action-reward: each action gets its own job's progress;
 //   - entropy bonus 0.1 x the MEAN entropy over the action layout (the reference's mean);
 //   - N environments (threads) step one slot each per update; the batch weights every
 //     environment equally (= averaging their gradients);
@@ -79,6 +80,8 @@
 
 namespace dl2 {
 
+struct JobState;
+
 class Communicator;
 
 struct RlOptions
@@ -102,6 +105,7 @@ struct RlOptions
     double importanceClip = 0.0;
     double valueLearningRate = 1e-3;
     std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline), "vine"
+    std::string taskCredit = "progress"; // split: the task's counterfactual progress, or "remaining" (taskCreditWeight)
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
     int vineStreams = 1;          // vine: random streams each allocation is played on with
@@ -175,5 +179,14 @@ CreditSignal measureCreditSignal(RlOptions options, int slots);
 void checkAblations(const std::vector<std::string> &ablations);
 // Throws dl2::Error for an unknown credit name.
 void checkCredit(const std::string &credit);
+// Throws dl2::Error for an unknown task credit name (progress, remaining).
+void checkTaskCredit(const std::string &taskCredit);
+
+// The weight of a task's counterfactual progress under taskCredit "remaining": 1 / the share
+// of its job (by the estimate the schedulers see) still to train at the start of the slot,
+// the share taken as at least 1/20, so the weight lies in [1, 20]. A task then counts what it
+// adds relative to what its job has left, as shortest-remaining-time ranks jobs, where the
+// paper's reward counts it relative to the job's whole size.
+double taskCreditWeight(const JobState &job);
 
 } // namespace dl2

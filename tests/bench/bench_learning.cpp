@@ -23,11 +23,12 @@
 //        bench_learning --window-ceiling [--json FILE]
 //        bench_learning --credit-signal [--init CKPT] [--slots N] [--json FILE]
 //        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot|episode|episode-job]
+//                       [--exploration paper|reference] [--task-credit progress|remaining]
 //                       [--speed-table FILE] [--out DIR] [--json FILE]
 //   - --ablations: the paper's ablation table (no-value, no-exploration, no-replay,
 //     per-action-reward) against the full actor-critic, --steps N updates each from one warm-up.
 //        bench_learning --ablations [--init CKPT] [--steps N] [--exploration paper|reference]
-//                       [--out DIR] [--json FILE]
+//                       [--task-credit progress|remaining] [--out DIR] [--json FILE]
 #include "checkpoint.h"
 #include "decisionlatency.h"
 #include "dl2policy.h"
@@ -62,10 +63,11 @@ constexpr const char *kUsage =
     "Usage: bench_learning [--json FILE] [--seed N] [--no-rl]\n"
     "         latency of dl2 / dl2-plus, SL time to the teacher, SL + ES against Optimus\n"
     "       bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--exploration paper|reference]\n"
-    "                      [--credit split|slot|episode|episode-job] [--speed-table FILE] [--out DIR]\n"
+    "                      [--credit split|slot|episode|episode-job] [--task-credit progress|remaining]\n"
+    "                      [--speed-table FILE] [--out DIR]\n"
     "         the actor-critic and its shuffled-advantage control side by side\n"
     "       bench_learning --ablations [--init CKPT] [--steps N] [--exploration paper|reference]\n"
-    "                      [--speed-table FILE] [--out DIR]\n"
+    "                      [--task-credit progress|remaining] [--speed-table FILE] [--out DIR]\n"
     "         the paper's ablation table: full, no-value, no-exploration, no-replay,\n"
     "         per-action-reward, N updates each (default 1500) from one warm-up\n"
     "       bench_learning --window-ceiling\n"
@@ -206,6 +208,7 @@ struct RlBenchOptions
     std::string speedTable; // measured speeds (exact RBF) instead of the scenario's default
     std::uint64_t seed = 1;
     Exploration exploration = Exploration::Paper;
+    std::string taskCredit = "progress"; // split credit's task term (rltrainer.h)
 };
 
 // The paper's warm-up: supervised learning on DRF's decisions, 300 steps, as DIR/sl-drf.dl2ckpt.
@@ -235,6 +238,7 @@ RlOptions actorCritic(const std::string &init, const ProfileSet &profiles,
 {
     RlOptions o;
     o.exploration = options.exploration;
+    o.taskCredit = options.taskCredit;
     o.scenario = "dl2-reference";
     o.init = init;
     o.kind = PolicyKind::Dl2;
@@ -308,6 +312,8 @@ QJsonObject rlVsControl(const RlBenchOptions &options)
     j[QStringLiteral("scenario")] = QString::fromStdString(scenario);
     j[QStringLiteral("init")] = QString::fromStdString(init);
     j[QStringLiteral("credit")] = QString::fromStdString(options.credit);
+    j[QStringLiteral("task_credit")] = QString::fromStdString(options.taskCredit);
+    j[QStringLiteral("exploration")] = QString::fromLatin1(toString(options.exploration));
     j[QStringLiteral("minutes")] = options.minutes;
     j[QStringLiteral("drf_validation_avg_jct")] = drf;
     j[QStringLiteral("optimus_validation_avg_jct")] = optimus;
@@ -364,8 +370,8 @@ QJsonObject ablationTable(const RlBenchOptions &options, long long steps)
     const ProfileSet profiles = benchProfiles(options);
     const std::string init = options.init.empty() ? drfWarmUp(dir, profiles, validation) : options.init;
     std::printf("ablations on dl2-reference from %s, %lld updates each, %s exploration rules, "
-                "validation seeds 100-104\n",
-                init.c_str(), steps, toString(options.exploration));
+                "task credit %s, validation seeds 100-104\n",
+                init.c_str(), steps, toString(options.exploration), options.taskCredit.c_str());
     std::fflush(stdout);
     std::atomic<size_t> next{0};
     auto worker = [&] {
@@ -377,6 +383,8 @@ QJsonObject ablationTable(const RlBenchOptions &options, long long steps)
             o.steps = steps;
             if (*row.name)
                 o.ablations = {row.name};
+            if (o.ablations == std::vector<std::string>{"per-action-reward"})
+                o.taskCredit = "progress"; // that ablation replaces the split credit
             row.result = RlTrainer(o).run();
             double sum = 0.0;
             int n = 0;
@@ -422,6 +430,7 @@ QJsonObject ablationTable(const RlBenchOptions &options, long long steps)
     root[QStringLiteral("init")] = QString::fromStdString(init);
     root[QStringLiteral("steps")] = double(steps);
     root[QStringLiteral("exploration")] = QString::fromLatin1(toString(options.exploration));
+    root[QStringLiteral("task_credit")] = QString::fromStdString(options.taskCredit);
     root[QStringLiteral("rows")] = out;
     return root;
 }
@@ -547,6 +556,15 @@ int main(int argc, char **argv)
         else if (!std::strcmp(argv[i], "--exploration") && hasValue) {
             try {
                 vs.exploration = explorationFromString(argv[++i]);
+            } catch (const std::exception &e) {
+                std::fprintf(stderr, "bench_learning: %s\n", e.what());
+                return 2;
+            }
+        }
+        else if (!std::strcmp(argv[i], "--task-credit") && hasValue) {
+            vs.taskCredit = argv[++i];
+            try {
+                checkTaskCredit(vs.taskCredit);
             } catch (const std::exception &e) {
                 std::fprintf(stderr, "bench_learning: %s\n", e.what());
                 return 2;

@@ -77,6 +77,7 @@ private Q_SLOTS:
         info.validationAvgJct = 27.5;
         info.ablations = {"no-replay"};
         info.exploration = "reference";
+        info.taskCredit = "remaining";
         const std::string file = path("round.dl2ckpt");
         writeCheckpoint(file, spec, info, params);
         const Checkpoint c = readCheckpoint(file, spec.kind);
@@ -91,6 +92,7 @@ private Q_SLOTS:
         QCOMPARE(c.info.scenario, std::string("dl2-small"));
         QCOMPARE(c.info.ablations, std::vector<std::string>{"no-replay"});
         QCOMPARE(c.info.exploration, std::string("reference"));
+        QCOMPARE(c.info.taskCredit, std::string("remaining"));
         QVERIFY(!c.hasOptimizer);
         QCOMPARE(c.parameters->size(), params.size());
         for (const auto &[name, t] : params) {

@@ -5,6 +5,7 @@
 #include "checkpoint.h"
 #include "checkpointwriter.h"
 #include "curves.h"
+#include "jobstate.h"
 #include "learner.h"
 #include "registerpolicies.h"
 #include "rltestutil.h"
@@ -332,6 +333,83 @@ private Q_SLOTS:
         o.scenario = "dl2-small";
         o.credit = "everyone";
         QVERIFY_THROWS_EXCEPTION(std::exception, RlTrainer(o).run());
+    }
+
+    // taskCredit "remaining": a task of a job with half its work left counts twice, one of a
+    // job about to finish at most 20 times, a fresh job's once.
+    void remainingTaskCreditWeighsByWhatIsLeft()
+    {
+        JobState j;
+        j.estimatedEpochs = 100.0;
+        QCOMPARE(taskCreditWeight(j), 1.0);
+        j.doneEpochs = 60.0; // 10 of them this slot: half was left when the slot began
+        j.epochsThisSlot = 10.0;
+        QCOMPARE(taskCreditWeight(j), 2.0);
+        j.doneEpochs = 99.0;
+        j.epochsThisSlot = 0.0;
+        QCOMPARE(taskCreditWeight(j), 20.0);
+        j.doneEpochs = 130.0; // beyond the estimate (estimation error): still the cap
+        QCOMPARE(taskCreditWeight(j), 20.0);
+        j.estimatedEpochs = 0.0;
+        QCOMPARE(taskCreditWeight(j), 1.0);
+    }
+
+    // The same seeded run with the two task credits: both train, the checkpoint says which,
+    // and the weighting changes what is learned.
+    void remainingTaskCreditTrainsDifferently()
+    {
+        QTemporaryDir dir;
+        auto run = [&](const std::string &taskCredit) {
+            RlOptions o;
+            o.scenario = "dl2-small";
+            o.kind = PolicyKind::Dl2;
+            PolicySpec spec = defaultSpec(o.kind, 20, 8);
+            spec.hidden1 = spec.hidden2 = 32;
+            o.spec = spec;
+            o.taskCredit = taskCredit;
+            o.exploration = Exploration::Reference;
+            o.steps = 30;
+            o.criticWarmup = 5;
+            o.validateEvery = 30;
+            o.validationSeeds = {100};
+            o.output = dir.path().toStdString() + "/" + taskCredit + ".dl2ckpt";
+            const TrainResult r = RlTrainer(o).run();
+            for (const auto &p : r.curve)
+                if (!std::isfinite(p.trainLoss))
+                    return Checkpoint{};
+            return readCheckpoint(o.output, o.kind);
+        };
+        const Checkpoint progress = run("progress"), remaining = run("remaining");
+        QVERIFY(progress.parameters && remaining.parameters);
+        QCOMPARE(progress.info.taskCredit, std::string("progress"));
+        QCOMPARE(remaining.info.taskCredit, std::string("remaining"));
+        bool differ = false;
+        for (const auto &[name, t] : *progress.parameters)
+            differ = differ || t.data != remaining.parameters->at(name).data;
+        QVERIFY(differ);
+    }
+
+    void taskCreditRefusesWhatItDoesNotApplyTo()
+    {
+        QVERIFY_THROWS_EXCEPTION(std::exception, checkTaskCredit("everything"));
+        checkTaskCredit("progress");
+        checkTaskCredit("remaining");
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.taskCredit = "remaining";
+        auto error = [&] {
+            try {
+                RlTrainer(o).run();
+            } catch (const std::exception &e) {
+                return QString::fromStdString(e.what());
+            }
+            return QString();
+        };
+        o.credit = "slot";
+        QVERIFY(error().contains(QStringLiteral("which --credit slot does not use")));
+        o.credit = "split";
+        o.ablations = {"per-action-reward"};
+        QVERIFY(error().contains(QStringLiteral("per-action-reward ablation replaces")));
     }
 
     void unknownAblationIsAnError()
