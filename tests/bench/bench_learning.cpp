@@ -581,6 +581,11 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "bench_learning: --steps must be at least 1\n");
         return 2;
     }
+    if (vs.taskCredit != "progress" && vs.credit != "split") {
+        std::fprintf(stderr, "bench_learning: --task-credit %s applies to --credit split only, not %s\n",
+                     vs.taskCredit.c_str(), vs.credit.c_str());
+        return 2;
+    }
     setTorchThreads(1);
     QJsonObject root;
     if (ceiling) {
