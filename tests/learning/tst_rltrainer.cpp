@@ -22,6 +22,21 @@ using namespace dl2;
 using namespace dl2::test;
 
 
+namespace {
+
+// What a training with these options refuses them with (empty when it runs).
+QString refusal(const RlOptions &o)
+{
+    try {
+        RlTrainer(o).run();
+    } catch (const std::exception &e) {
+        return QString::fromStdString(e.what());
+    }
+    return QString();
+}
+
+} // namespace
+
 class TestRlTrainer : public QObject
 {
     Q_OBJECT
@@ -290,14 +305,7 @@ private Q_SLOTS:
         o.scenario = "dl2-small";
         o.credit = "episode";
         o.envs = 4;
-        auto error = [&] {
-            try {
-                RlTrainer(o).run();
-            } catch (const std::exception &e) {
-                return QString::fromStdString(e.what());
-            }
-            return QString();
-        };
+        auto error = [&] { return refusal(o); };
         o.ablations = {"no-value"};
         QVERIFY(error().contains(QStringLiteral("only no-exploration applies")));
         o.ablations.clear();
@@ -397,14 +405,7 @@ private Q_SLOTS:
         RlOptions o;
         o.scenario = "dl2-small";
         o.taskCredit = "remaining";
-        auto error = [&] {
-            try {
-                RlTrainer(o).run();
-            } catch (const std::exception &e) {
-                return QString::fromStdString(e.what());
-            }
-            return QString();
-        };
+        auto error = [&] { return refusal(o); };
         o.credit = "slot";
         QVERIFY(error().contains(QStringLiteral("which --credit slot does not use")));
         o.credit = "split";
