@@ -40,8 +40,11 @@ QStringList TrainingRequest::arguments() const
         a << QStringLiteral("--policy") << policy;
     if (algorithm == QLatin1String("sl"))
         a << QStringLiteral("--teacher") << teacher;
-    else
+    else {
         a << QStringLiteral("--exploration") << exploration;
+        if (taskCredit != QLatin1String("progress"))
+            a << QStringLiteral("--task-credit") << taskCredit;
+    }
     a << extraArguments << QStringLiteral("-o") << output;
     return a;
 }

@@ -21,6 +21,9 @@ struct TrainingRequest
     QString init;                              // checkpoint to start from (optional)
     QString teacher = QStringLiteral("optimus"); // sl
     QString exploration = QStringLiteral("paper"); // rl: job-aware rules, "paper" or "reference"
+    // rl: how the choice of task is credited, "progress" (the paper's reward) or "remaining"
+    // (weighted by what the job has left); passed only when not the default.
+    QString taskCredit = QStringLiteral("progress");
     int steps = 200;
     int validateEvery = 20;
     QString validationSeeds = QStringLiteral("100-104");

@@ -122,6 +122,7 @@ QWidget *TrainingPage::buildControls()
     auto *train = new QGroupBox(tr("Short training"), panel);
     auto *tv = new QVBoxLayout(train);
     m_algorithm = new QComboBox(train);
+    m_algorithm->setObjectName(QStringLiteral("trainingAlgorithm"));
     m_algorithm->addItem(tr("SL, then RL"), QStringLiteral("sl+rl"));
     m_algorithm->addItem(tr("RL only"), QStringLiteral("rl"));
     m_algorithm->addItem(tr("SL only"), QStringLiteral("sl"));
@@ -144,6 +145,16 @@ QWidget *TrainingPage::buildControls()
            "(a few % of the decisions); the authors' code's rules try PS-heavy settings and "
            "the least-resourced job in about a fifth of them and learn much further from a "
            "DRF warm-up. The action-mix chart draws the share they replace (explored)."));
+    m_exploration->setObjectName(QStringLiteral("trainingExploration"));
+    m_taskCredit = new QComboBox(train);
+    m_taskCredit->setObjectName(QStringLiteral("trainingTaskCredit"));
+    m_taskCredit->addItem(tr("progress (paper)"), QStringLiteral("progress"));
+    m_taskCredit->addItem(tr("work its job has left"), QStringLiteral("remaining"));
+    m_taskCredit->setToolTip(
+        tr("How RL credits each choice of a task: with the paper's reward, by the share of its "
+           "job's whole training the task adds in the slot; or that share divided by what the "
+           "job still had to train, as shortest-remaining-time ranks jobs (a departure from the "
+           "paper that learns further on dl2-reference; core/learning/README.md)"));
     m_init = new QLineEdit(train);
     m_init->setPlaceholderText(tr("fresh network"));
     m_init->setToolTip(tr("Start from this checkpoint (e.g. an SL warm-up); empty: a fresh "
@@ -172,6 +183,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Policy"), m_policy);
     form->addRow(tr("Teacher"), m_teacher);
     form->addRow(tr("Exploration"), m_exploration);
+    form->addRow(tr("Credit a task by"), m_taskCredit);
     form->addRow(tr("Start from"), initRow);
     form->addRow(tr("Warm-up updates"), m_warmup);
     form->addRow(tr("Updates"), m_steps);
@@ -338,6 +350,7 @@ bool TrainingPage::startTraining()
     r.scenario = m_scenario->currentText();
     r.teacher = m_teacher->currentText();
     r.exploration = m_exploration->currentData().toString();
+    r.taskCredit = m_taskCredit->currentData().toString();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     r.steps = m_steps->value();
@@ -498,6 +511,7 @@ void TrainingPage::updateControls()
     const bool pipeline = algorithm == QLatin1String("sl+rl");
     m_teacher->setEnabled(algorithm != QLatin1String("rl") && !running);
     m_exploration->setEnabled(algorithm != QLatin1String("sl") && !running);
+    m_taskCredit->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
     m_policy->setEnabled(!running && (pipeline || m_init->text().trimmed().isEmpty()));

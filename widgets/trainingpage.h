@@ -91,7 +91,8 @@ private:
     ValidationBaselines *m_baselines;
     QLabel *m_fileLabel, *m_summary, *m_status, *m_command;
     QCheckBox *m_follow;
-    QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_exploration, *m_refScenario;
+    QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_exploration, *m_taskCredit,
+        *m_refScenario;
     QLineEdit *m_init, *m_seeds, *m_refSeeds;
     QSpinBox *m_warmup, *m_steps, *m_validateEvery;
     QPushButton *m_start, *m_cancel;

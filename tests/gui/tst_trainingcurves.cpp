@@ -2,6 +2,7 @@
 // and line) and the background training run (locating the trainer, progress, failure, and a
 // real tiny `dl2 train rl` that finishes).
 
+#include "stubprogram.h"
 #include "trainingcurvesmodel.h"
 #include "trainingrun.h"
 #include "validationbaselines.h"
@@ -18,6 +19,7 @@
 #include <cmath>
 
 using namespace dl2console;
+using dl2console::test::writeScript;
 
 class TestTrainingCurves : public QObject
 {
@@ -69,15 +71,6 @@ QString cliDirectory()
 {
     const QString cli = qEnvironmentVariable("DL2_CLI");
     return cli.isEmpty() ? QString() : QFileInfo(cli).absolutePath();
-}
-
-void writeScript(const QString &path, const QByteArray &body)
-{
-    QFile f(path);
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write("#!/bin/sh\n" + body);
-    f.close();
-    QVERIFY(f.setPermissions(f.permissions() | QFileDevice::ExeOwner | QFileDevice::ExeUser));
 }
 
 } // namespace

@@ -5,12 +5,15 @@
 #include "plot.h"
 #include "scheduler.h"
 #include "settings.h"
+#include "stubprogram.h"
 #include "trainingcurvesmodel.h"
 #include "trainingpage.h"
 
 #include <algorithm>
 
+#include <QComboBox>
 #include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QImage>
 #include <QProgressBar>
@@ -32,6 +35,7 @@ private Q_SLOTS:
     void rendersSlCurves();
     void malformedFileShowsError();
     void referenceLines();
+    void formBecomesTheCommand();
     void startAndCancelRealTraining();
     void warmupThenRl();
 };
@@ -204,6 +208,57 @@ void TestTrainingPage::referenceLines()
     QCOMPARE(page.jctPlot()->itemCount() >= 6, true); // a line and a label per reference
     page.computeReferences(QString(), QString());
     QCOMPARE(page.references().size(), 0);
+}
+
+// What the user picks in the form is what the trainer is started with (a stand-in trainer
+// records its arguments): the RL choices reach an RL run and are greyed out for SL.
+void TestTrainingPage::formBecomesTheCommand()
+{
+    QTemporaryDir dir;
+    dl2console::test::writeScript(dir.filePath(QStringLiteral("dl2-train")),
+                                  "echo \"$@\" > \"$(dirname \"$0\")/args.txt\"\n");
+    TrainingPage page(nullptr);
+    page.setScenarios({QStringLiteral("dl2-small"), QStringLiteral("dl2-reference")});
+    page.run()->setSearchDirectories({dir.path()});
+    page.setOutputDirectory(dir.path());
+    page.show();
+    auto *algorithm = page.findChild<QComboBox *>(QStringLiteral("trainingAlgorithm"));
+    auto *exploration = page.findChild<QComboBox *>(QStringLiteral("trainingExploration"));
+    auto *credit = page.findChild<QComboBox *>(QStringLiteral("trainingTaskCredit"));
+    auto *start = page.findChild<QPushButton *>(QStringLiteral("trainingStart"));
+    QVERIFY(algorithm && exploration && credit && start);
+    const auto startAndReadArguments = [&]() -> QString {
+        QFile::remove(dir.filePath(QStringLiteral("args.txt")));
+        QTest::mouseClick(start, Qt::LeftButton);
+        [&] { QTRY_VERIFY_WITH_TIMEOUT(!page.run()->isRunning(), 20000); }();
+        QFile args(dir.filePath(QStringLiteral("args.txt")));
+        return args.open(QIODevice::ReadOnly) ? QString::fromUtf8(args.readAll()).trimmed()
+                                              : QString();
+    };
+
+    // The default is the paper's reward: no option, the trainer's default.
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
+    QVERIFY(credit->isEnabled());
+    QCOMPARE(credit->currentData().toString(), QStringLiteral("progress"));
+    QString line = startAndReadArguments();
+    QVERIFY2(line.startsWith(QStringLiteral("rl ")), qPrintable(line));
+    QVERIFY2(!line.contains(QStringLiteral("--task-credit")), qPrintable(line));
+
+    exploration->setCurrentIndex(exploration->findData(QStringLiteral("reference")));
+    credit->setCurrentIndex(credit->findData(QStringLiteral("remaining")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--exploration reference --task-credit remaining")),
+             qPrintable(line));
+    QCOMPARE(page.run()->request().taskCredit, QStringLiteral("remaining"));
+
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("sl")));
+    QVERIFY(!credit->isEnabled());
+    QVERIFY(!exploration->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(line.startsWith(QStringLiteral("sl ")), qPrintable(line));
+    QVERIFY2(!line.contains(QStringLiteral("--task-credit")) &&
+                 !line.contains(QStringLiteral("--exploration")),
+             qPrintable(line));
 }
 
 void TestTrainingPage::startAndCancelRealTraining()
