@@ -346,6 +346,44 @@ private Q_SLOTS:
         QVERIFY(help.out.contains("--teacher"));
     }
 
+    // `dl2 policy show` says how a checkpoint was trained, as its trainer recorded it: a
+    // short RL run's options come back, and the shipped dl2 reads as ES on its output layer.
+    void policyShowSaysHowItWasTrained()
+    {
+        QTemporaryDir dir;
+        const QString ckpt = dir.filePath(QStringLiteral("rl.dl2ckpt"));
+        const Run train = dl2({QStringLiteral("train"), QStringLiteral("rl"), QStringLiteral("--policy"),
+                               QStringLiteral("dl2"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                               QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("--validate-every"),
+                               QStringLiteral("2"), QStringLiteral("--val-seeds"), QStringLiteral("100"),
+                               QStringLiteral("--exploration"), QStringLiteral("reference"),
+                               QStringLiteral("--task-credit"), QStringLiteral("remaining"),
+                               QStringLiteral("--lr"), QStringLiteral("3e-5"), QStringLiteral("--seed"),
+                               QStringLiteral("7"), QStringLiteral("-o"), ckpt});
+        QVERIFY2(train.code == 0, train.err.constData());
+        const Run show = dl2({QStringLiteral("policy"), QStringLiteral("show"), ckpt});
+        QCOMPARE(show.code, 0);
+        const QJsonObject shown = QJsonDocument::fromJson(show.out).object();
+        QCOMPARE(shown[QStringLiteral("trainer")].toString(), u"rl"_qs);
+        const QJsonObject t = shown[QStringLiteral("training")].toObject();
+        QCOMPARE(t[QStringLiteral("credit")].toString(), u"split"_qs);
+        QCOMPARE(t[QStringLiteral("task_credit")].toString(), u"remaining"_qs);
+        QCOMPARE(t[QStringLiteral("exploration")].toString(), u"reference"_qs);
+        QCOMPARE(t[QStringLiteral("reward")].toString(), u"progress"_qs);
+        QCOMPARE(t[QStringLiteral("learning_rate")].toDouble(), 3e-5);
+        QCOMPARE(t[QStringLiteral("seed")].toInteger(), 7);
+        QCOMPARE(t[QStringLiteral("control")].toBool(), false);
+        QVERIFY(t[QStringLiteral("ablations")].toArray().isEmpty());
+
+        const QJsonObject shipped = QJsonDocument::fromJson(
+            dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-reference")}).out).object();
+        QCOMPARE(shipped[QStringLiteral("trainer")].toString(), u"rl-es"_qs);
+        const QJsonObject es = shipped[QStringLiteral("training")].toObject();
+        QCOMPARE(es[QStringLiteral("es_scope")].toString(), u"head"_qs);
+        QVERIFY(es[QStringLiteral("es_pairs")].toInt() > 0);
+        QVERIFY(!es.contains(QStringLiteral("credit"))); // ES takes no actor-critic options
+    }
+
     void versionAndHelp()
     {
         QCOMPARE(dl2({QStringLiteral("--version")}).code, 0);
