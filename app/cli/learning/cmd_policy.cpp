@@ -152,7 +152,8 @@ int runList(const QStringList &args)
 int runShow(const QStringList &args)
 {
     QCommandLineParser parser;
-    parser.setApplicationDescription(opt("What a checkpoint (a file, or a shipped policy's name) holds."));
+    parser.setApplicationDescription(opt("What a checkpoint (a file, or a shipped policy's name) holds: the network, "
+                                         "and how it was trained (\"training\": the options its trainer recorded)."));
     parser.addHelpOption();
     parser.addPositionalArgument(opt("checkpoint"), opt("File or shipped policy name."));
     int code = 0;
