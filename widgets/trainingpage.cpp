@@ -154,7 +154,7 @@ QWidget *TrainingPage::buildControls()
         tr("How RL credits each choice of a task: with the paper's reward, by the share of its "
            "job's whole training the task adds in the slot; or that share divided by what the "
            "job still had to train, as shortest-remaining-time ranks jobs (a departure from the "
-           "paper that learns further on dl2-reference; core/learning/README.md)"));
+           "paper; core/learning/README.md compares the two over several seeds)"));
     m_init = new QLineEdit(train);
     m_init->setPlaceholderText(tr("fresh network"));
     m_init->setToolTip(tr("Start from this checkpoint (e.g. an SL warm-up); empty: a fresh "
