@@ -377,10 +377,23 @@ OnlineLearner::Impl::Result OnlineLearner::Impl::train(Work &w)
     r.params = params;
     if (!o.directory.empty()) {
         waitWhileDeciding();
-        TrainingInfo info = start.info;
+        // What this learner trains with (`dl2 policy show` reads it), not the start's recipe:
+        // split credit with the paper's progress reward, uniform replay, the paper's rules.
+        TrainingInfo info;
         info.trainer = "rl";
+        info.scenario = start.info.scenario;
         info.credit = "split";
+        info.taskCredit = "progress";
+        info.replay = "uniform";
+        info.exploration = "paper";
+        info.epsilon = o.epsilon;
+        info.entropyWeight = o.entropyWeight;
         info.learningRate = o.learningRate;
+        info.valueLearningRate = o.valueLearningRate;
+        info.batchSize = o.batchSize;
+        info.bufferSize = o.bufferSize;
+        info.criticWarmup = o.criticWarmup;
+        info.envs = 1;
         info.step = updates;
         info.seed = o.seed;
         NetworkArchive archive;

@@ -115,6 +115,13 @@ private Q_SLOTS:
         const Checkpoint last = readCheckpoint(
             dir.path().toStdString() + "/learn/v" + std::to_string(r.learning.version) + ".dl2ckpt");
         QCOMPARE(last.spec.kind, PolicyKind::Dl2Plus);
+        // It records what the online learner trained with, not the warm-up's (empty) recipe.
+        QCOMPARE(last.info.trainer, std::string("rl"));
+        QCOMPARE(last.info.credit, std::string("split"));
+        QCOMPARE(last.info.batchSize, o.batchSize);
+        QCOMPARE(last.info.entropyWeight, o.entropyWeight);
+        QCOMPARE(last.info.criticWarmup, o.criticWarmup);
+        QCOMPARE(last.info.scenario, std::string("dl2-small"));
         AuditLog log(dir.filePath(QStringLiteral("a.db")).toStdString());
         const auto decisions = log.decisions();
         QCOMPARE(decisions.front().policyVersion, std::string("v0"));
