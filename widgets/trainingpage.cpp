@@ -1,6 +1,7 @@
 #include "trainingpage.h"
 
 #include "plot.h"
+#include "policyfiles.h"
 #include "settings.h"
 #include "trainingcurvesmodel.h"
 #include "validationbaselines.h"
@@ -115,6 +116,14 @@ QWidget *TrainingPage::buildControls()
     m_follow = new QCheckBox(tr("Follow (reload as the run writes it)"), curves);
     m_follow->setChecked(true);
     cv->addWidget(m_fileLabel);
+    // How the run was trained: read from the checkpoint next to the curves file.
+    m_recipe = new QLabel(curves);
+    m_recipe->setObjectName(QStringLiteral("trainingRecipe"));
+    m_recipe->setWordWrap(true);
+    m_recipe->setTextFormat(Qt::RichText);
+    m_recipe->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_recipe->setVisible(false);
+    cv->addWidget(m_recipe);
     cv->addWidget(open);
     cv->addWidget(m_follow);
     v->addWidget(curves);
@@ -316,9 +325,47 @@ bool TrainingPage::openCurves(const QString &path)
     m_fileLabel->setText(shown.isEmpty() ? tr("No curves file") : breakablePath(shown));
     m_fileLabel->setToolTip(QDir::toNativeSeparators(QFileInfo(shown).absoluteFilePath()));
     m_curvesError = error;
+    updateRecipe();
     updateProgress();
     scheduleReplot();
     return ok;
+}
+
+void TrainingPage::updateRecipe()
+{
+    const QString curves = m_model->file();
+    const QString suffix = QStringLiteral(".curves.csv");
+    const QString checkpoint =
+        curves.endsWith(suffix) ? curves.left(curves.size() - suffix.size()) : QString();
+    const QFileInfo info(checkpoint);
+    // Re-read only when the checkpoint changed (a running trainer rewrites it at each best).
+    const QString stamp = checkpoint.isEmpty() || !info.exists()
+                              ? checkpoint
+                              : checkpoint + QString::number(info.lastModified().toMSecsSinceEpoch()) +
+                                    QLatin1Char('/') + QString::number(info.size());
+    if (stamp == m_recipeStamp && !curves.isEmpty())
+        return;
+    m_recipeStamp = stamp;
+    QString text;
+    if (curves.isEmpty()) {
+        text.clear();
+    } else if (checkpoint.isEmpty()) {
+        text = tr("Not named <i>checkpoint</i>.curves.csv: how the run was trained is unknown");
+    } else if (!info.exists()) {
+        text = tr("No checkpoint %1 next to the curves (a run writes it at its first validation): "
+                  "how the run was trained is unknown")
+                   .arg(info.fileName().toHtmlEscaped());
+    } else {
+        try {
+            text = describeTraining(checkpoint);
+        } catch (const std::exception &e) {
+            text = tr("How the run was trained cannot be read: %1")
+                       .arg(QString::fromLocal8Bit(e.what()).toHtmlEscaped());
+        }
+    }
+    m_recipe->setText(text);
+    m_recipe->setToolTip(checkpoint.isEmpty() ? QString() : QDir::toNativeSeparators(info.absoluteFilePath()));
+    m_recipe->setVisible(!text.isEmpty());
 }
 
 void TrainingPage::openWithDialog()
@@ -499,6 +546,7 @@ void TrainingPage::refresh()
         for (Plot *p : {m_jctPlot, m_entropyPlot, m_lossPlot, m_actionPlot})
             p->setMessage(hint);
     }
+    updateRecipe();
     const QString summary = trainingSummary(*m_model, refs);
     m_summary->setText(summary);
     m_summary->setVisible(!summary.isEmpty());

@@ -80,6 +80,7 @@ private:
     void scheduleReplot();
     void updateControls();
     void updateProgress();
+    void updateRecipe();
     void onRunFinished(TrainingRun::State state);
     void openWithDialog();
     void browseInit();
@@ -89,7 +90,7 @@ private:
     TrainingCurvesModel *m_model;
     TrainingRun *m_run;
     ValidationBaselines *m_baselines;
-    QLabel *m_fileLabel, *m_summary, *m_status, *m_command;
+    QLabel *m_fileLabel, *m_recipe, *m_summary, *m_status, *m_command;
     QCheckBox *m_follow;
     QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_exploration, *m_taskCredit,
         *m_refScenario;
@@ -103,6 +104,7 @@ private:
     bool m_stale = true; // data changed while hidden
     QString m_outputDirectory;
     QString m_curvesError;
+    QString m_recipeStamp; // the checkpoint m_recipe was read from, its time and size
     std::optional<TrainingRequest> m_next; // the RL stage after a warm-up
     int m_stage = 1, m_stages = 1;
 };

@@ -16,6 +16,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QImage>
+#include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSaveFile>
@@ -34,6 +35,7 @@ private Q_SLOTS:
     void rendersRlCurves();
     void rendersSlCurves();
     void malformedFileShowsError();
+    void recipeWithoutAReadableCheckpoint();
     void referenceLines();
     void formBecomesTheCommand();
     void startAndCancelRealTraining();
@@ -189,6 +191,34 @@ void TestTrainingPage::malformedFileShowsError()
     QCOMPARE(page.model()->lastStep(), 60.0);
 }
 
+void TestTrainingPage::recipeWithoutAReadableCheckpoint()
+{
+    // How the run was trained comes from the checkpoint next to the curves; without one, or
+    // with a corrupt one, the page says so (the real checkpoint: startAndCancelRealTraining).
+    QTemporaryDir dir;
+    const QString checkpoint = dir.filePath(QStringLiteral("run.dl2ckpt"));
+    writeFile(checkpoint + QStringLiteral(".curves.csv"), rlCurves(3));
+    TrainingPage page(nullptr);
+    auto *recipe = page.findChild<QLabel *>(QStringLiteral("trainingRecipe"));
+    QVERIFY(recipe);
+    QVERIFY(recipe->isHidden()); // no curves yet
+    QVERIFY(page.openCurves(checkpoint + QStringLiteral(".curves.csv")));
+    QVERIFY(!recipe->isHidden());
+    QVERIFY2(recipe->text().contains(QStringLiteral("No checkpoint run.dl2ckpt")),
+             qPrintable(recipe->text()));
+    // A file appears that is not a checkpoint: the next refresh reads it and shows why not.
+    writeFile(checkpoint, "DL2CKPT\0 but nothing a checkpoint holds");
+    page.refresh();
+    QVERIFY2(recipe->text().contains(QStringLiteral("cannot be read")) &&
+                 recipe->text().contains(checkpoint),
+             qPrintable(recipe->text()));
+    // A curves file named otherwise has no checkpoint to look for.
+    const QString other = dir.filePath(QStringLiteral("exported.csv"));
+    writeFile(other, rlCurves(3));
+    QVERIFY(page.openCurves(other));
+    QVERIFY2(recipe->text().contains(QStringLiteral("unknown")), qPrintable(recipe->text()));
+}
+
 void TestTrainingPage::referenceLines()
 {
     TrainingPage page(nullptr);
@@ -320,6 +350,13 @@ void TestTrainingPage::startAndCancelRealTraining()
     QVERIFY(!explored.isEmpty());
     QVERIFY(*std::max_element(explored.values.begin(), explored.values.end()) > 0.0);
     QVERIFY(curves.lastStep() < 100000);
+    // The page says how the run was trained, read from the checkpoint it left.
+    page.refresh();
+    const QString recipe = page.findChild<QLabel *>(QStringLiteral("trainingRecipe"))->text();
+    for (const char *part : {"Actor-critic (RL), dl2 on dl2-small", "best validation avg JCT",
+                             "exploration <b>reference</b>", "credit <b>split</b>",
+                             "task credit <b>progress</b>", "control <b>no</b>"})
+        QVERIFY2(recipe.contains(QLatin1String(part)), qPrintable(recipe));
 }
 
 void TestTrainingPage::warmupThenRl()

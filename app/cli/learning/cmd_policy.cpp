@@ -7,6 +7,7 @@
 #include "error.h"
 #include "registerpolicies.h"
 #include "scheduler.h"
+#include "trainingrecipe.h"
 
 #include <QJsonArray>
 
@@ -15,47 +16,6 @@
 namespace dl2::cli {
 
 namespace {
-
-// How the checkpoint was trained, as its trainer recorded it: the options that trainer takes
-// (an older file's empty exploration / task credit were the defaults then, as now).
-QJsonObject recipe(const TrainingInfo &t)
-{
-    const auto text = [](const std::string &s, const char *orDefault = "") {
-        return QString::fromStdString(s.empty() ? std::string(orDefault) : s);
-    };
-    QJsonObject o{{opt("learning_rate"), t.learningRate}, {opt("seed"), qint64(t.seed)}};
-    if (t.trainer == "rl-es") {
-        o[opt("es_pairs")] = t.esPairs;
-        o[opt("es_traces")] = t.esTraces;
-        o[opt("es_sigma")] = t.esSigma;
-        o[opt("es_scope")] = text(t.esScope, "head");
-        return o;
-    }
-    o[opt("batch_size")] = t.batchSize;
-    o[opt("buffer_size")] = t.bufferSize;
-    if (t.trainer != "rl")
-        return o;
-    QJsonArray ablations;
-    for (const std::string &a : t.ablations)
-        ablations.append(QString::fromStdString(a));
-    o[opt("credit")] = text(t.credit, "slot");
-    if (t.credit == "split")
-        o[opt("task_credit")] = text(t.taskCredit, "progress");
-    o[opt("reward")] = t.unfinishedJobsReward ? opt("unfinished") : opt("progress");
-    o[opt("exploration")] = text(t.exploration, "paper");
-    o[opt("epsilon")] = t.epsilon;
-    o[opt("entropy_weight")] = t.entropyWeight;
-    o[opt("discount")] = t.discount;
-    o[opt("replay")] = text(t.replay);
-    o[opt("envs")] = t.envs;
-    o[opt("value_learning_rate")] = t.valueLearningRate;
-    o[opt("critic_warmup")] = t.criticWarmup;
-    o[opt("importance_clip")] = t.importanceClip;
-    o[opt("stop_epsilon")] = t.stopEpsilon;
-    o[opt("ablations")] = ablations;
-    o[opt("control")] = t.control;
-    return o;
-}
 
 QJsonObject describe(const Checkpoint &c)
 {
@@ -77,8 +37,12 @@ QJsonObject describe(const Checkpoint &c)
         o[opt("best_setting_features")] = c.spec.features.bestSetting;
     }
     o[opt("has_optimizer")] = c.hasOptimizer;
-    if (c.info.trainer != "init")
-        o[opt("training")] = recipe(c.info);
+    if (c.info.trainer != "init") {
+        QJsonObject training;
+        for (const auto &[key, value] : trainingRecipe(c.info))
+            training[key] = value;
+        o[opt("training")] = training;
+    }
     return o;
 }
 

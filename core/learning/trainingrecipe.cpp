@@ -1,0 +1,54 @@
+#include "trainingrecipe.h"
+
+#include <QJsonArray>
+
+namespace dl2 {
+
+std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
+{
+    if (t.trainer == "init")
+        return {};
+    const auto text = [](const std::string &s, const char *orDefault = "") {
+        return QJsonValue(QString::fromStdString(s.empty() ? std::string(orDefault) : s));
+    };
+    const auto key = [](const char *name) { return QString::fromLatin1(name); };
+    const RecipeItem lr{key("learning_rate"), t.learningRate}, seed{key("seed"), qint64(t.seed)};
+    const RecipeItem batch{key("batch_size"), t.batchSize}, buffer{key("buffer_size"), t.bufferSize};
+    if (t.trainer == "rl-es")
+        return {{key("es_pairs"), t.esPairs},
+                {key("es_traces"), t.esTraces},
+                {key("es_sigma"), t.esSigma},
+                {key("es_scope"), text(t.esScope, "head")},
+                lr,
+                seed};
+    if (t.trainer != "rl")
+        return {lr, seed, batch, buffer};
+    // What tells actor-critic runs apart first, then the settings rarely changed.
+    QJsonArray ablations;
+    for (const std::string &a : t.ablations)
+        ablations.append(QString::fromStdString(a));
+    std::vector<RecipeItem> o{{key("credit"), text(t.credit, "slot")}};
+    if (t.credit == "split")
+        o.emplace_back(key("task_credit"), text(t.taskCredit, "progress"));
+    o.insert(o.end(),
+             {{key("reward"), key(t.unfinishedJobsReward ? "unfinished" : "progress")},
+              {key("exploration"), text(t.exploration, "paper")},
+              {key("ablations"), ablations},
+              {key("control"), t.control},
+              lr,
+              seed,
+              {key("epsilon"), t.epsilon},
+              {key("entropy_weight"), t.entropyWeight},
+              {key("discount"), t.discount},
+              {key("replay"), text(t.replay)},
+              {key("envs"), t.envs},
+              {key("value_learning_rate"), t.valueLearningRate},
+              {key("critic_warmup"), t.criticWarmup},
+              {key("importance_clip"), t.importanceClip},
+              {key("stop_epsilon"), t.stopEpsilon},
+              batch,
+              buffer});
+    return o;
+}
+
+} // namespace dl2

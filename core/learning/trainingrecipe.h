@@ -1,0 +1,23 @@
+#pragma once
+// How a checkpoint was trained, as its trainer recorded it (TrainingInfo): the options that
+// trainer takes, in a fixed order. `dl2 policy show` prints them as its "training" object;
+// the console's Training page shows them next to a run's curves, so two runs can be told
+// apart from their files. An older file's empty credit, exploration or task credit reads as
+// what the default was then (and still is).
+
+#include "checkpoint.h"
+
+#include <QJsonValue>
+#include <QString>
+
+#include <utility>
+#include <vector>
+
+namespace dl2 {
+
+using RecipeItem = std::pair<QString, QJsonValue>;
+
+// Empty for trainer "init" (a network nobody trained).
+std::vector<RecipeItem> trainingRecipe(const TrainingInfo &info);
+
+} // namespace dl2
