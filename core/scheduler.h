@@ -113,6 +113,7 @@ struct SchedulerConfig
     std::uint64_t seed = 1;
     bool measuredSpeeds = true; // the simulation runs on measured speeds (false: the fitted model)
     std::string decode;         // learned policies: "greedy" | "sample"; empty = the checkpoint's
+    int window = 0;             // window teachers: dl2's window J; 0 = the scenario's
 };
 
 using SchedulerFactory = std::function<std::unique_ptr<Scheduler>(const SchedulerConfig &)>;

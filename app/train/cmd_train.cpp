@@ -65,6 +65,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
     p.addOption({opt("hidden"), opt("Hidden layer sizes H1,H2 (fresh networks)."), opt("H1,H2")});
     p.addOption({opt("raw-type"), opt("dl2: feed the raw type id (reference code) instead of one-hot (paper).")});
     p.addOption({opt("normalise"), opt("dl2: normalise features (not in the reference).")});
+    p.addOption({opt("window"), opt("dl2: the window J, jobs the network sees and adds tasks to (default: the scenario's, 40 on dl2-reference; the window teachers use the same J)."), opt("J")});
     p.addOption({opt("best-setting-features"),
                  opt("dl2-plus: add each job's gap to its fastest setting on the cluster's speed "
                      "model (the measured table) to its features (policyspec.h).")});
@@ -165,7 +166,7 @@ int launchLocalRanks(const QCommandLineParser &p, const QStringList &args)
 std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKind kind, const std::string &scenario)
 {
     if (!p.isSet(opt("hidden")) && !p.isSet(opt("raw-type")) && !p.isSet(opt("normalise")) &&
-        !p.isSet(opt("best-setting-features")))
+        !p.isSet(opt("best-setting-features")) && !p.isSet(opt("window")))
         return std::nullopt;
     PolicySpec s = defaultSpec(kind, scenarioByName(scenario).window, 8);
     if (p.isSet(opt("hidden"))) {
@@ -177,6 +178,11 @@ std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKin
         }
         if (!ok1 || !ok2 || s.hidden1 < 1 || s.hidden2 < 1 || s.hidden1 > 4096 || s.hidden2 > 4096)
             throw Error("--hidden: expected H1,H2 (1-4096), got '" + p.value(opt("hidden")).toStdString() + "'");
+    }
+    if (p.isSet(opt("window"))) {
+        if (kind != PolicyKind::Dl2)
+            throw Error("--window: only for --policy dl2 (dl2-plus sees every job)");
+        s.window = parsePositiveInt(p, opt("window"), 1, 1024);
     }
     if (p.isSet(opt("raw-type")))
         s.features.oneHotType = false;
@@ -397,7 +403,7 @@ int runSl(const QStringList &args)
         o.spec = specFromOptions(p, o.kind, o.scenario);
         if (!o.init.empty()) {
             if (o.spec)
-                throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise/--best-setting-features)");
+                throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise/--best-setting-features/--window)");
             o.kind = readCheckpoint(o.init).spec.kind;
         }
         o.dagger = p.isSet(opt("dagger"));

@@ -160,6 +160,7 @@ double evaluateScheduler(const Scenario &scenario, const ProfileSet &profiles,
         Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);
         SchedulerConfig config;
         config.scenario = scenario.name;
+        config.window = scenario.window;
         config.seed = seed;
         auto s = makeScheduler(name, config);
         return runSimulation(sim, *s).avgJct;

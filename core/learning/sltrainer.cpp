@@ -29,6 +29,7 @@ std::vector<Sample> teacherSamples(const Scenario &scenario, const ProfileSet &p
         Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, seed), scenario.simulation);
         SchedulerConfig config;
         config.scenario = scenario.name;
+        config.window = scenario.window;
         TeacherRecorder rec(makeScheduler(teacher, config), teacher, spec,
                             [&](Sample s) { out.push_back(std::move(s)); }, order, labels);
         while (!sim.done())
@@ -179,7 +180,7 @@ private:
     double seconds() const;
 
     const SlOptions &o;
-    const Scenario &m_scenario;
+    Scenario m_scenario; // with dl2's window J from the student's spec (the teachers use it)
     const ProfileSet m_profiles;
     // Distributed (data-parallel): rank r simulates the teacher on trace seeds base + r,
     // base + r + W, ... with its own random numbers; rank 0 draws what one process does.
@@ -261,6 +262,8 @@ void Imitation::loadNetworks()
     m_spec = m_initCheckpoint ? m_initCheckpoint->spec
              : o.spec         ? *o.spec
                               : defaultSpec(o.kind, m_scenario.window, m_profiles.size());
+    if (m_spec.kind == PolicyKind::Dl2)
+        m_scenario.window = m_spec.window;
     m_learner = m_initCheckpoint
                     ? std::make_unique<Learner>(*m_initCheckpoint, o.learningRate, m_resumed.has_value())
                     : std::make_unique<Learner>(m_spec, o.learningRate, o.seed);
@@ -327,6 +330,7 @@ void Imitation::makeActors()
     m_sim = newSim();
     SchedulerConfig teacherConfig;
     teacherConfig.scenario = m_scenario.name;
+    teacherConfig.window = m_scenario.window;
     auto sink = [this](Sample s) {
         m_buffer.push_back(std::move(s));
         if (int(m_buffer.size()) > o.bufferSize)

@@ -73,9 +73,9 @@ void registerWindowTeachers()
                      "'s allocation within dl2's window, jobs capped when cheap (see "
                      "windowteacher.h)",
                  [name, d, base](const SchedulerConfig &config) -> std::unique_ptr<Scheduler> {
-                     int window = 40;
-                     if (!config.scenario.empty())
-                         window = scenarioByName(config.scenario).window;
+                     int window = config.window;
+                     if (window <= 0)
+                         window = config.scenario.empty() ? 40 : scenarioByName(config.scenario).window;
                      return std::make_unique<WindowTeacher>(window, d < 0 ? -1e9 : d / 100.0,
                                                             name, base);
                  }});

@@ -37,7 +37,8 @@ private:
     std::unique_ptr<Scheduler> m_base; // optimus or best-config
 };
 
-// Registers the teachers above (window from the scenario; 40 if unknown). Idempotent.
+// Registers the teachers above (window: SchedulerConfig::window, else the scenario's, else 40).
+// Idempotent.
 void registerWindowTeachers();
 
 } // namespace dl2

@@ -384,6 +384,39 @@ private Q_SLOTS:
         QVERIFY(!es.contains(QStringLiteral("credit"))); // ES takes no actor-critic options
     }
 
+    // dl2 train --window J: the faithful network's window, recorded in the checkpoint;
+    // refused for dl2-plus (no window) and where the shape comes from --init.
+    void trainWindowOption()
+    {
+        QTemporaryDir dir;
+        const QString ckpt = dir.filePath(QStringLiteral("w.dl2ckpt"));
+        const QStringList sl{QStringLiteral("train"), QStringLiteral("sl"), QStringLiteral("--scenario"),
+                             QStringLiteral("dl2-small"), QStringLiteral("--steps"), QStringLiteral("2"),
+                             QStringLiteral("--validate-every"), QStringLiteral("2"),
+                             QStringLiteral("--val-seeds"), QStringLiteral("100")};
+        const Run train = dl2(sl + QStringList{QStringLiteral("--window"), QStringLiteral("30"),
+                                               QStringLiteral("-o"), ckpt});
+        QVERIFY2(train.code == 0, train.err.constData());
+        const QJsonObject shown = QJsonDocument::fromJson(
+            dl2({QStringLiteral("policy"), QStringLiteral("show"), ckpt}).out).object();
+        QCOMPARE(shown[QStringLiteral("window")].toInt(), 30);
+
+        const Run plus = dl2(sl + QStringList{QStringLiteral("--policy"), QStringLiteral("dl2-plus"),
+                                              QStringLiteral("--window"), QStringLiteral("30"),
+                                              QStringLiteral("-o"), dir.filePath(QStringLiteral("p.dl2ckpt"))});
+        QVERIFY(plus.code != 0);
+        QVERIFY2(plus.err.contains("--window: only for --policy dl2"), plus.err.constData());
+        const Run zero = dl2(sl + QStringList{QStringLiteral("--window"), QStringLiteral("0"),
+                                              QStringLiteral("-o"), dir.filePath(QStringLiteral("z.dl2ckpt"))});
+        QVERIFY(zero.code != 0);
+        QVERIFY2(zero.err.contains("--window"), zero.err.constData());
+        const Run init = dl2(sl + QStringList{QStringLiteral("--init"), ckpt, QStringLiteral("--window"),
+                                              QStringLiteral("40"), QStringLiteral("-o"),
+                                              dir.filePath(QStringLiteral("i.dl2ckpt"))});
+        QVERIFY(init.code != 0);
+        QVERIFY2(init.err.contains("--window"), init.err.constData());
+    }
+
     void versionAndHelp()
     {
         QCOMPARE(dl2({QStringLiteral("--version")}).code, 0);

@@ -2,7 +2,9 @@
 // well above chance; the checkpoint and curves are written and load back. Slot-level DAgger
 // (loss falls, deterministic for a seed) and order-free labels from the window teacher.
 #include "checkpoint.h"
+#include "curves.h"
 #include "learner.h"
+#include "scenario.h"
 #include "sltrainer.h"
 
 #include <QFile>
@@ -105,6 +107,33 @@ private Q_SLOTS:
         QVERIFY(r.curve.back().validationLoss < r.curve.front().validationLoss);
         QVERIFY(r.agreement > 0.5);
         QVERIFY(r.agreement > 2 * r.chanceAgreement);
+    }
+
+    // A student with its own window J (`dl2 train sl --window J`): the window teachers it
+    // learns from and is measured against restrict the same J, not the scenario's.
+    void windowTeacherFollowsTheStudentsWindow()
+    {
+        QTemporaryDir dir;
+        SlOptions o;
+        o.scenario = "dl2-small"; // window 20
+        o.teacher = "best-config-window-nocap";
+        o.kind = PolicyKind::Dl2;
+        o.spec = defaultSpec(PolicyKind::Dl2, 4, 8);
+        o.steps = 2;
+        o.validateEvery = 2;
+        o.validationSeeds = {100};
+        o.output = dir.path().toStdString() + "/w4.dl2ckpt";
+        const TrainResult r = SlTrainer(o).run();
+        Scenario narrow = scenarioByName("dl2-small");
+        narrow.window = 4;
+        const double atFour = evaluateScheduler(narrow, "best-config-window-nocap", {100}, 1);
+        const double atTwenty =
+            evaluateScheduler(scenarioByName("dl2-small"), "best-config-window-nocap", {100}, 1);
+        qInfo("best-config-window-nocap on dl2-small seed 100: window 4 %.2f, window 20 %.2f",
+              atFour, atTwenty);
+        QVERIFY(atFour > atTwenty * 1.05); // the window binds: J matters
+        QCOMPARE(r.teacherValidationAvgJct, atFour);
+        QCOMPARE(readCheckpoint(o.output).spec.window, 4);
     }
 };
 
