@@ -30,7 +30,10 @@ void WindowTeacher::schedule(SlotContext &ctx)
             const double left = ctx.job(i).remainingEpochs();
             const double atBase = std::min(left, ctx.epochsPerSlot(i, p, w));
             const double atCaps = std::min(left, ctx.epochsPerSlot(i, maxP, maxW));
-            if (atCaps > 0.0 && atCaps >= (1.0 - m_slack) * atBase) {
+            bool cap = atCaps > 0.0 && atCaps >= (1.0 - m_slack) * atBase;
+            if (std::find(m_flipped.begin(), m_flipped.end(), i) != m_flipped.end())
+                cap = !cap && atCaps > 0.0;
+            if (cap) {
                 w = maxW;
                 p = maxP;
             } else {

@@ -19,6 +19,7 @@
 #include "scheduler.h"
 
 #include <memory>
+#include <vector>
 
 namespace dl2 {
 
@@ -29,12 +30,18 @@ public:
     std::string name() const override { return m_name; }
     void reset() override { m_base->reset(); }
     void schedule(SlotContext &context) override;
+    // Jobs (indices into the slot's jobs) whose cap decision is reversed: capped though the
+    // rule would not, or not capped though it would (a search's candidate; bench_learning
+    // --window-ceiling --rollout). Empty by default.
+    void setFlipped(std::vector<int> jobs) { m_flipped = std::move(jobs); }
+    const std::vector<int> &flipped() const { return m_flipped; }
 
 private:
     int m_window;
     double m_slack;
     std::string m_name;
     std::unique_ptr<Scheduler> m_base; // optimus or best-config
+    std::vector<int> m_flipped;
 };
 
 // Registers the teachers above (window: SchedulerConfig::window, else the scenario's, else 40).

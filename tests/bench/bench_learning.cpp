@@ -14,13 +14,15 @@
 //   - --window-ceiling: what the faithful dl2 can reach at best within its own rules (a window
 //     of the first J unfinished jobs, one bundle for every other job): the window teachers
 //     (optimus-window-*, best-config-window-*, windowteacher.h) next to DRF, Optimus and
-//     best-config on dl2-reference, validation seeds 100-109 and test seeds 1-10.
+//     best-config on dl2-reference, validation seeds 100-109 and test seeds 1-10, and the
+//     best of them with windows of 50-80; --rollout adds that teacher improved by one step of
+//     clairvoyant rollout (rolloutTeacherJct), test seeds only.
 // Usage: bench_learning [--json FILE] [--seed N] [--no-rl]
 //   - --credit-signal: how much one slot's allocation tells about the JCT still to come
 //     (measureCreditSignal, rltrainer.h) at the paper's DRF warm-up (trained first) and at
 //     --init CKPT if given, dl2-reference, 8 branches per slot (4 allocations x 2 random
 //     streams for the rest of the run), --slots N consecutive slots (default 150).
-//        bench_learning --window-ceiling [--json FILE]
+//        bench_learning --window-ceiling [--rollout] [--json FILE]
 //        bench_learning --credit-signal [--init CKPT] [--slots N] [--json FILE]
 //        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot|episode|episode-job]
 //                       [--exploration paper|reference] [--task-credit progress|remaining]
@@ -49,10 +51,12 @@
 #include <QJsonObject>
 #include <QTemporaryDir>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <thread>
 
 using namespace dl2;
@@ -70,8 +74,9 @@ constexpr const char *kUsage =
     "                      [--task-credit progress|remaining] [--speed-table FILE] [--out DIR]\n"
     "         the paper's ablation table: full, no-value, no-exploration, no-replay,\n"
     "         per-action-reward, N updates each (default 1500) from one warm-up\n"
-    "       bench_learning --window-ceiling\n"
-    "         the window teachers: what dl2 can reach within its own rules\n"
+    "       bench_learning --window-ceiling [--rollout]\n"
+    "         the window teachers: what dl2 can reach within its own rules (and wider windows);\n"
+    "         --rollout adds the best teacher improved by clairvoyant rollout (about 10 min)\n"
     "       bench_learning --credit-signal [--init CKPT] [--slots N]\n"
     "         how much one slot's allocation tells about the JCT still to come\n"
     "Without --init, the RL modes first train the paper's warm-up (SL on DRF, 300 steps).\n"
@@ -486,23 +491,145 @@ QJsonObject creditSignal(const std::string &init, int slotCount)
     return out;
 }
 
-QJsonObject windowCeiling()
+// Average JCT of a scheduler made per trace, on dl2-reference's traces firstSeed..lastSeed.
+double meanJct(const std::function<std::unique_ptr<Scheduler>()> &make, int firstSeed, int lastSeed)
+{
+    const Scenario &sc = scenarioByName("dl2-reference");
+    const ProfileSet profiles = ProfileSet::reference();
+    double sum = 0.0;
+    for (int seed = firstSeed; seed <= lastSeed; ++seed) {
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, std::uint64_t(seed)), sc.simulation);
+        sum += runSimulation(sim, *make()).avgJct;
+    }
+    return sum / (lastSeed - firstSeed + 1);
+}
+
+double playToTheEnd(Simulator sim, Scheduler &scheduler)
+{
+    while (!sim.done())
+        sim.step(scheduler);
+    return sim.result().avgJct;
+}
+
+// best-config-window-25 improved by one step of clairvoyant rollout (the rollout algorithm of
+// approximate dynamic programming): each slot, candidate cap decisions are each played to the
+// end of the trace with the teacher itself deciding every later slot, and the best candidate
+// is taken. The simulation is deterministic and the candidates see the arrivals to come, so
+// no policy can count on doing this well; it bounds what search from the best teacher finds
+// within dl2's rules. Candidates: the slack (0, 10, 25, 40, 60, 100 % or never cap) for
+// the whole slot, or (perJob) the teacher's decision with single jobs' cap decisions reversed,
+// the first 60 jobs by arrival, each reversal kept when it helps, two passes.
+double rolloutTeacherJct(int seed, bool perJob)
+{
+    const Scenario &sc = scenarioByName("dl2-reference");
+    const ProfileSet profiles = ProfileSet::reference();
+    const auto teacher = [&](double slack) {
+        return WindowTeacher(sc.window, slack, "best-config-window", "best-config");
+    };
+    WindowTeacher base = teacher(0.25);
+    Simulator sim(sc.cluster, profiles, sc.trace(profiles, std::uint64_t(seed)), sc.simulation);
+    const auto score = [&](WindowTeacher &first) {
+        Simulator branch = sim;
+        branch.step(first);
+        return playToTheEnd(std::move(branch), base);
+    };
+    while (!sim.done()) {
+        if (!perJob) {
+            double best = 0.0;
+            double bestSlack = 0.25;
+            for (double slack : {-1e9, 0.0, 0.1, 0.25, 0.4, 0.6, 1.0}) {
+                WindowTeacher t = teacher(slack);
+                const double jct = score(t);
+                if (slack == -1e9 || jct < best - 1e-9) {
+                    best = jct;
+                    bestSlack = slack;
+                }
+            }
+            WindowTeacher chosen = teacher(bestSlack);
+            sim.step(chosen);
+            continue;
+        }
+        std::vector<int> candidates; // arrived (or arriving in the slot to come), unfinished
+        for (size_t i = 0; i < sim.jobs().size() && candidates.size() < 60; ++i) {
+            const JobState &j = sim.jobs()[i];
+            if (j.active() || (j.status == JobStatus::Pending && j.arrivalSlot <= sim.slot()))
+                candidates.push_back(int(i));
+        }
+        WindowTeacher current = teacher(0.25);
+        double best = score(current);
+        for (int pass = 0; pass < 2; ++pass) {
+            bool improved = false;
+            for (int job : candidates) {
+                std::vector<int> flipped = current.flipped();
+                const auto it = std::find(flipped.begin(), flipped.end(), job);
+                if (it != flipped.end())
+                    flipped.erase(it);
+                else
+                    flipped.push_back(job);
+                WindowTeacher t = teacher(0.25);
+                t.setFlipped(flipped);
+                const double jct = score(t);
+                if (jct < best - 1e-9) {
+                    best = jct;
+                    current.setFlipped(std::move(flipped));
+                    improved = true;
+                }
+            }
+            if (!improved)
+                break;
+        }
+        sim.step(current);
+    }
+    return sim.result().avgJct;
+}
+
+QJsonObject windowCeiling(bool rollout)
 {
     registerWindowTeachers();
     registerLearnedPolicies();
     std::printf("policy on dl2-reference (measured speeds)   validation 100-109   test 1-10\n");
     QJsonObject out;
+    const auto row = [&](const std::string &name, double val, double test) {
+        if (val >= 0.0)
+            std::printf("%-40s %10.2f %18.2f\n", name.c_str(), val, test);
+        else
+            std::printf("%-40s %10s %18.2f\n", name.c_str(), "-", test);
+        std::fflush(stdout);
+        QJsonObject o;
+        if (val >= 0.0)
+            o[QStringLiteral("validation_100_109")] = val;
+        o[QStringLiteral("test_1_10")] = test;
+        out[QString::fromStdString(name)] = o;
+    };
     for (const char *policy :
          {"drf", "optimus", "best-config", "dl2", "optimus-window-nocap", "optimus-window-0",
           "optimus-window-50", "best-config-window-nocap", "best-config-window-0",
-          "best-config-window-25", "best-config-window-50", "best-config-window-100"}) {
-        const double val = meanJct(policy, 100, 109), test = meanJct(policy, 1, 10);
-        std::printf("%-40s %10.2f %18.2f\n", policy, val, test);
-        std::fflush(stdout);
-        QJsonObject o;
-        o[QStringLiteral("validation_100_109")] = val;
-        o[QStringLiteral("test_1_10")] = test;
-        out[QString::fromLatin1(policy)] = o;
+          "best-config-window-25", "best-config-window-50", "best-config-window-100"})
+        row(policy, meanJct(policy, 100, 109), meanJct(policy, 1, 10));
+    // The same teachers with a wider window than dl2-reference's 40 (the network would grow
+    // with it: 6 J inputs, 3 J + 1 actions).
+    for (int window : {50, 60, 80}) {
+        for (double slack : {-1.0, 0.25}) {
+            const auto make = [&]() -> std::unique_ptr<Scheduler> {
+                return std::make_unique<WindowTeacher>(window, slack < 0 ? -1e9 : slack, "w",
+                                                       "best-config");
+            };
+            row("best-config-window-" + std::string(slack < 0 ? "nocap" : "25") + ", window " +
+                    std::to_string(window),
+                meanJct(make, 100, 109), meanJct(make, 1, 10));
+        }
+    }
+    if (rollout) {
+        for (const bool perJob : {false, true}) {
+            const auto t0 = std::chrono::steady_clock::now();
+            double sum = 0.0;
+            for (int seed = 1; seed <= 10; ++seed)
+                sum += rolloutTeacherJct(seed, perJob);
+            row(perJob ? "best-config-window-25 + rollout, per job" : "best-config-window-25 + rollout, slack",
+                -1.0, sum / 10);
+            std::printf("   (%.0f s)\n",
+                        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
     }
     return out;
 }
@@ -517,6 +644,7 @@ int main(int argc, char **argv)
     bool rl = true;
     bool versusControl = false;
     bool ceiling = false;
+    bool rollout = false;
     bool signal = false;
     bool ablations = false;
     long long ablationSteps = 1500;
@@ -533,6 +661,8 @@ int main(int argc, char **argv)
             versusControl = true;
         else if (!std::strcmp(argv[i], "--window-ceiling"))
             ceiling = true;
+        else if (!std::strcmp(argv[i], "--rollout"))
+            rollout = true;
         else if (!std::strcmp(argv[i], "--credit-signal"))
             signal = true;
         else if (!std::strcmp(argv[i], "--slots") && hasValue)
@@ -589,7 +719,7 @@ int main(int argc, char **argv)
     setTorchThreads(1);
     QJsonObject root;
     if (ceiling) {
-        root[QStringLiteral("window_ceiling")] = windowCeiling();
+        root[QStringLiteral("window_ceiling")] = windowCeiling(rollout);
     } else if (signal) {
         try {
             root[QStringLiteral("credit_signal")] = creditSignal(vs.init, slotCount);
