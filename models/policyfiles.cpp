@@ -30,8 +30,10 @@ QList<ShippedPolicyEntry> shippedPolicyEntries()
 #ifdef DL2_CONSOLE_LEARNING
     for (const auto &p : dl2::shippedPolicies())
         out.append({QString::fromStdString(p.name), QString::fromLatin1(dl2::toString(p.kind)),
-                    QStringLiteral("Default for %1. %2")
-                        .arg(QString::fromStdString(p.usedFor), QString::fromStdString(p.trainedOn))});
+                    (p.usedFor.empty() ? QStringLiteral("Not a default. %1")
+                                       : QStringLiteral("Default for %1. %2")
+                                             .arg(QString::fromStdString(p.usedFor)))
+                        .arg(QString::fromStdString(p.trainedOn))});
 #endif
     return out;
 }

@@ -26,7 +26,7 @@ struct ShippedPolicy
     std::string name;
     PolicyKind kind;
     std::string speedModel;  // what it was trained and selected on: "rbf" or "optimus"
-    std::string usedFor;     // when it is the default
+    std::string usedFor;     // when it is the default; empty: never (named with --checkpoint)
     std::string trainedOn;   // how it was made (the commands are in core/learning/README.md)
 };
 const std::vector<ShippedPolicy> &shippedPolicies();

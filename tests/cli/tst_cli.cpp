@@ -308,8 +308,9 @@ private Q_SLOTS:
             names << v.toObject()[QStringLiteral("name")].toString();
             QVERIFY(!v.toObject()[QStringLiteral("speed_model")].toString().isEmpty());
         }
-        for (const char *n : {"dl2-reference", "dl2-plus-reference", "dl2-plus-contended",
-                              "dl2-plus-reference-fitted", "dl2-plus-contended-fitted"})
+        for (const char *n : {"dl2-reference", "dl2-reference-window60", "dl2-plus-reference",
+                              "dl2-plus-contended", "dl2-plus-reference-fitted",
+                              "dl2-plus-contended-fitted"})
             QVERIFY2(names.contains(QLatin1String(n)), n);
         const Run plain = dl2({QStringLiteral("policy"), QStringLiteral("list"), QStringLiteral("--names"), QStringLiteral("shipped")});
         QCOMPARE(QString::fromUtf8(plain.out).split(u'\n', Qt::SkipEmptyParts), names);

@@ -100,12 +100,15 @@ int runList(const QStringList &args)
                 shipped.append(o);
                 continue;
             }
+            const std::string when = p.usedFor.empty()
+                                         ? "not a default: name it with --checkpoint " + p.name
+                                         : "default for " + p.usedFor;
             std::printf("  %-26s %s, trained on %s, validation avg JCT %.2f slots (%s, step %lld)\n"
-                        "  %-26s default for %s\n  %-26s %s\n",
+                        "  %-26s %s\n  %-26s %s\n",
                         p.name.c_str(), toString(p.kind),
                         p.speedModel == "rbf" ? "measured speeds" : "the fitted speed model",
                         c.info.validationAvgJct, c.info.trainer.c_str(), c.info.step, "",
-                        p.usedFor.c_str(), "", p.trainedOn.c_str());
+                        when.c_str(), "", p.trainedOn.c_str());
         }
         if (json)
             printJson(QJsonObject{{opt("schedulers"), schedulers}, {opt("shipped"), shipped}});
