@@ -50,6 +50,8 @@ QString describeTraining(const QString &checkpoint)
                     : trainer == QLatin1String("init")  ? QStringLiteral("Untrained")
                                                         : trainer;
     title += QStringLiteral(", %1").arg(QString::fromLatin1(dl2::toString(c.spec.kind)));
+    if (c.spec.kind == dl2::PolicyKind::Dl2)
+        title += QStringLiteral(" (window %1)").arg(c.spec.window);
     if (!t.scenario.empty())
         title += QStringLiteral(" on %1").arg(QString::fromStdString(t.scenario));
     if (trainer == QLatin1String("sl") && !t.teacher.empty())

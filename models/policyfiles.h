@@ -27,10 +27,10 @@ struct ShippedPolicyEntry
 QList<ShippedPolicyEntry> shippedPolicyEntries();
 
 // How a checkpoint was trained, for a person (the Training page shows it next to a run's
-// curves), as rich text: the trainer and scenario (and SL's teacher), the best validation JCT
-// and its step, then the options the trainer recorded (dl2::trainingRecipe, what
-// `dl2 policy show` prints as "training") as "name value" pairs. Throws std::exception whose
-// message names the file and what is wrong.
+// curves), as rich text: the trainer, kind (dl2 with its window), scenario (and SL's teacher),
+// the best validation JCT and its step, then the options the trainer recorded
+// (dl2::trainingRecipe, what `dl2 policy show` prints as "training") as "name value" pairs.
+// Throws std::exception whose message names the file and what is wrong.
 QString describeTraining(const QString &checkpoint);
 
 } // namespace dl2console

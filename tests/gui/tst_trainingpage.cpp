@@ -353,7 +353,7 @@ void TestTrainingPage::startAndCancelRealTraining()
     // The page says how the run was trained, read from the checkpoint it left.
     page.refresh();
     const QString recipe = page.findChild<QLabel *>(QStringLiteral("trainingRecipe"))->text();
-    for (const char *part : {"Actor-critic (RL), dl2 on dl2-small", "best validation avg JCT",
+    for (const char *part : {"Actor-critic (RL), dl2 (window 20) on dl2-small", "best validation avg JCT",
                              "exploration <b>reference</b>", "credit <b>split</b>",
                              "task credit <b>progress</b>", "control <b>no</b>"})
         QVERIFY2(recipe.contains(QLatin1String(part)), qPrintable(recipe));
