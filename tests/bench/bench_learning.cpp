@@ -629,6 +629,7 @@ QJsonObject windowCeiling(bool rollout)
                 -1.0, sum / 10);
             std::printf("   (%.0f s)\n",
                         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+            std::fflush(stdout);
         }
     }
     return out;
