@@ -441,20 +441,6 @@ QJsonObject ablationTable(const RlBenchOptions &options, long long steps)
 }
 
 // Average JCT of a policy on dl2-reference over the given seeds (the measured-speed default).
-double meanJct(const std::string &policy, int firstSeed, int lastSeed)
-{
-    const Scenario &sc = scenarioByName("dl2-reference");
-    const ProfileSet profiles = ProfileSet::reference();
-    SchedulerConfig config;
-    config.scenario = sc.name;
-    double sum = 0.0;
-    for (int seed = firstSeed; seed <= lastSeed; ++seed) {
-        Simulator sim(sc.cluster, profiles, sc.trace(profiles, std::uint64_t(seed)), sc.simulation);
-        const auto scheduler = makeScheduler(policy, config);
-        sum += runSimulation(sim, *scheduler).avgJct;
-    }
-    return sum / (lastSeed - firstSeed + 1);
-}
 
 // measureCreditSignal at the DRF warm-up and at `init` (if given).
 QJsonObject creditSignal(const std::string &init, int slotCount)
@@ -502,6 +488,13 @@ double meanJct(const std::function<std::unique_ptr<Scheduler>()> &make, int firs
         sum += runSimulation(sim, *make()).avgJct;
     }
     return sum / (lastSeed - firstSeed + 1);
+}
+
+double meanJct(const std::string &policy, int firstSeed, int lastSeed)
+{
+    SchedulerConfig config;
+    config.scenario = "dl2-reference";
+    return meanJct([&] { return makeScheduler(policy, config); }, firstSeed, lastSeed);
 }
 
 double playToTheEnd(Simulator sim, Scheduler &scheduler)
