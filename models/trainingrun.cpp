@@ -36,8 +36,11 @@ QStringList TrainingRequest::arguments() const
                   QStringLiteral("--seed"), QString::number(seed)};
     if (!init.isEmpty())
         a << QStringLiteral("--init") << init;
-    else
+    else {
         a << QStringLiteral("--policy") << policy;
+        if (window > 0 && policy == QLatin1String("dl2"))
+            a << QStringLiteral("--window") << QString::number(window);
+    }
     if (algorithm == QLatin1String("sl"))
         a << QStringLiteral("--teacher") << teacher;
     else {

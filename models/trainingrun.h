@@ -20,6 +20,9 @@ struct TrainingRequest
     QString policy = QStringLiteral("dl2");    // fresh networks: dl2 or dl2-plus
     QString init;                              // checkpoint to start from (optional)
     QString teacher = QStringLiteral("optimus"); // sl
+    // dl2, fresh network: the window J (jobs the network sees; the window teachers use the
+    // same J); 0 = the scenario's. A checkpoint (init) brings its own.
+    int window = 0;
     QString exploration = QStringLiteral("paper"); // rl: job-aware rules, "paper" or "reference"
     // rl: how the choice of task is credited, "progress" (the paper's reward) or "remaining"
     // (weighted by what the job has left); passed only when not the default.

@@ -6,6 +6,8 @@
 #include "trainingcurvesmodel.h"
 #include "validationbaselines.h"
 
+#include "scenario.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDateTime>
@@ -23,6 +25,7 @@
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QVBoxLayout>
 
@@ -138,14 +141,28 @@ QWidget *TrainingPage::buildControls()
     m_algorithm->setToolTip(tr("SL imitates the teacher; RL (the paper's actor-critic) then "
                                "improves on it from the simulated rewards"));
     m_scenario = new QComboBox(train);
+    m_scenario->setObjectName(QStringLiteral("trainingScenario"));
     m_policy = new QComboBox(train);
+    m_policy->setObjectName(QStringLiteral("trainingPolicy"));
     m_policy->addItems({QStringLiteral("dl2"), QStringLiteral("dl2-plus")});
     m_policy->setToolTip(tr("dl2: the paper's policy; dl2-plus: this project's extension "
                             "(a fresh network; a checkpoint brings its own kind)"));
     m_teacher = new QComboBox(train);
+    m_teacher->setObjectName(QStringLiteral("trainingTeacher"));
     m_teacher->addItems({QStringLiteral("optimus"), QStringLiteral("drf"), QStringLiteral("srtf"),
-                         QStringLiteral("fifo")});
-    m_teacher->setToolTip(tr("The scheduler the SL warm-up imitates"));
+                         QStringLiteral("fifo"), QStringLiteral("best-config"),
+                         QStringLiteral("best-config-window-25"),
+                         QStringLiteral("optimus-window-nocap")});
+    m_teacher->setToolTip(
+        tr("The scheduler the SL warm-up imitates. The window teachers (dl2 only) allocate like "
+           "their base scheduler within dl2's window of J jobs, which a dl2 network can copy; "
+           "best-config-window-25 taught the shipped dl2 policies"));
+    m_window = new QSpinBox(train);
+    m_window->setObjectName(QStringLiteral("trainingWindow"));
+    m_window->setRange(0, 1024);
+    m_window->setToolTip(
+        tr("dl2's window J: the jobs (first by arrival) the network sees and gives tasks to; "
+           "the window teachers use the same J. A checkpoint to start from brings its own"));
     m_exploration = new QComboBox(train);
     m_exploration->addItem(tr("the paper's rules"), QStringLiteral("paper"));
     m_exploration->addItem(tr("the authors' code"), QStringLiteral("reference"));
@@ -165,6 +182,7 @@ QWidget *TrainingPage::buildControls()
            "job still had to train, as shortest-remaining-time ranks jobs (a departure from the "
            "paper; core/learning/README.md compares the two over several seeds)"));
     m_init = new QLineEdit(train);
+    m_init->setObjectName(QStringLiteral("trainingInit"));
     m_init->setPlaceholderText(tr("fresh network"));
     m_init->setToolTip(tr("Start from this checkpoint (e.g. an SL warm-up); empty: a fresh "
                           "network"));
@@ -190,6 +208,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Algorithm"), m_algorithm);
     form->addRow(tr("Scenario"), m_scenario);
     form->addRow(tr("Policy"), m_policy);
+    form->addRow(tr("Window"), m_window);
     form->addRow(tr("Teacher"), m_teacher);
     form->addRow(tr("Exploration"), m_exploration);
     form->addRow(tr("Credit a task by"), m_taskCredit);
@@ -244,6 +263,8 @@ QWidget *TrainingPage::buildControls()
     connect(browse, &QPushButton::clicked, this, &TrainingPage::browseInit);
     connect(m_init, &QLineEdit::textChanged, this, &TrainingPage::updateControls);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
+    connect(m_policy, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
+    connect(m_scenario, &QComboBox::currentIndexChanged, this, &TrainingPage::updateWindowChoices);
     connect(m_start, &QPushButton::clicked, this, [this] { startTraining(); });
     connect(m_cancel, &QPushButton::clicked, this, &TrainingPage::cancelTraining);
     connect(exportButton, &QPushButton::clicked, this, &TrainingPage::exportWithDialog);
@@ -400,6 +421,7 @@ bool TrainingPage::startTraining()
     r.taskCredit = m_taskCredit->currentData().toString();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
+    r.window = m_window->value();
     r.steps = m_steps->value();
     r.validateEvery = std::min(m_validateEvery->value(), m_steps->value());
     r.validationSeeds = m_seeds->text().trimmed();
@@ -562,12 +584,35 @@ void TrainingPage::updateControls()
     m_taskCredit->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
-    m_policy->setEnabled(!running && (pipeline || m_init->text().trimmed().isEmpty()));
+    const bool fresh = pipeline || m_init->text().trimmed().isEmpty();
+    m_policy->setEnabled(!running && fresh);
+    m_window->setEnabled(!running && fresh && m_policy->currentText() == QLatin1String("dl2"));
+    updateWindowChoices();
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,
                                                        m_validateEvery, m_seeds})
         w->setEnabled(!running);
     m_start->setEnabled(!running);
     m_cancel->setEnabled(m_run->state() == TrainingRun::State::Running);
+}
+
+void TrainingPage::updateWindowChoices()
+{
+    int window = 0;
+    try {
+        window = dl2::scenarioByName(m_scenario->currentText().toStdString()).window;
+    } catch (const std::exception &) {
+        // not a built-in scenario: the trainer names the problem when started
+    }
+    m_window->setSpecialValueText(window > 0 ? tr("scenario's (%1)").arg(window)
+                                             : tr("scenario's"));
+    // The window teachers exist for dl2 only; dl2-plus sees every job.
+    const bool dl2 = m_policy->currentText() == QLatin1String("dl2");
+    auto *items = qobject_cast<QStandardItemModel *>(m_teacher->model());
+    for (int i = 0; items && i < m_teacher->count(); ++i)
+        if (m_teacher->itemText(i).contains(QLatin1String("-window-")))
+            items->item(i)->setEnabled(dl2);
+    if (!dl2 && m_teacher->currentText().contains(QLatin1String("-window-")))
+        m_teacher->setCurrentIndex(0);
 }
 
 void TrainingPage::updateProgress()

@@ -79,6 +79,7 @@ private:
     QWidget *buildCharts();
     void scheduleReplot();
     void updateControls();
+    void updateWindowChoices(); // the scenario's J; the window teachers only for dl2
     void updateProgress();
     void updateRecipe();
     void onRunFinished(TrainingRun::State state);
@@ -95,7 +96,7 @@ private:
     QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_exploration, *m_taskCredit,
         *m_refScenario;
     QLineEdit *m_init, *m_seeds, *m_refSeeds;
-    QSpinBox *m_warmup, *m_steps, *m_validateEvery;
+    QSpinBox *m_window, *m_warmup, *m_steps, *m_validateEvery;
     QPushButton *m_start, *m_cancel;
     QProgressBar *m_progress;
     QWidget *m_charts;

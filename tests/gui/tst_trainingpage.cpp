@@ -23,6 +23,8 @@
 #include <QSet>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTest>
 
 using namespace dl2console;
@@ -288,6 +290,49 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY2(line.startsWith(QStringLiteral("sl ")), qPrintable(line));
     QVERIFY2(!line.contains(QStringLiteral("--task-credit")) &&
                  !line.contains(QStringLiteral("--exploration")),
+             qPrintable(line));
+
+    // dl2's window: the scenario's by default (no option), a chosen J for a fresh dl2 network
+    // and its window teacher; not for dl2-plus or a checkpoint, which bring their own.
+    auto *window = page.findChild<QSpinBox *>(QStringLiteral("trainingWindow"));
+    auto *teacher = page.findChild<QComboBox *>(QStringLiteral("trainingTeacher"));
+    auto *scenario = page.findChild<QComboBox *>(QStringLiteral("trainingScenario"));
+    auto *policy = page.findChild<QComboBox *>(QStringLiteral("trainingPolicy"));
+    auto *init = page.findChild<QLineEdit *>(QStringLiteral("trainingInit"));
+    QVERIFY(window && teacher && scenario && policy && init);
+    QVERIFY2(!line.contains(QStringLiteral("--window")), qPrintable(line));
+    QVERIFY(window->isEnabled());
+    QCOMPARE(window->text(), QStringLiteral("scenario's (20)")); // dl2-small
+    scenario->setCurrentIndex(scenario->findText(QStringLiteral("dl2-reference")));
+    QCOMPARE(window->text(), QStringLiteral("scenario's (40)"));
+    window->setValue(60);
+    teacher->setCurrentIndex(teacher->findText(QStringLiteral("best-config-window-25")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--policy dl2 --window 60 --teacher best-config-window-25")),
+             qPrintable(line));
+    QCOMPARE(page.run()->request().window, 60);
+
+    policy->setCurrentIndex(policy->findText(QStringLiteral("dl2-plus")));
+    QVERIFY(!window->isEnabled());
+    // The window teachers are for dl2 only: the choice falls back, the items are disabled.
+    QCOMPARE(teacher->currentText(), QStringLiteral("optimus"));
+    const auto *items = qobject_cast<QStandardItemModel *>(teacher->model());
+    QVERIFY(items);
+    QVERIFY(!items->item(teacher->findText(QStringLiteral("best-config-window-25")))->isEnabled());
+    QVERIFY(items->item(teacher->findText(QStringLiteral("best-config")))->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--policy dl2-plus")) &&
+                 !line.contains(QStringLiteral("--window")),
+             qPrintable(line));
+
+    policy->setCurrentIndex(policy->findText(QStringLiteral("dl2")));
+    QVERIFY(window->isEnabled());
+    QVERIFY(items->item(teacher->findText(QStringLiteral("best-config-window-25")))->isEnabled());
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
+    init->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
+    QVERIFY(!window->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--init")) && !line.contains(QStringLiteral("--window")),
              qPrintable(line));
 }
 
