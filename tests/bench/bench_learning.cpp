@@ -440,8 +440,6 @@ QJsonObject ablationTable(const RlBenchOptions &options, long long steps)
     return root;
 }
 
-// Average JCT of a policy on dl2-reference over the given seeds (the measured-speed default).
-
 // measureCreditSignal at the DRF warm-up and at `init` (if given).
 QJsonObject creditSignal(const std::string &init, int slotCount)
 {
@@ -490,6 +488,7 @@ double meanJct(const std::function<std::unique_ptr<Scheduler>()> &make, int firs
     return sum / (lastSeed - firstSeed + 1);
 }
 
+// The same for a scheduler by name (the measured-speed default).
 double meanJct(const std::string &policy, int firstSeed, int lastSeed)
 {
     SchedulerConfig config;
