@@ -599,7 +599,7 @@ QJsonObject windowCeiling(bool rollout)
           "best-config-window-25", "best-config-window-50", "best-config-window-100"})
         row(policy, meanJct(policy, 100, 109), meanJct(policy, 1, 10));
     // The same teachers with a wider window than dl2-reference's 40 (the network would grow
-    // with it: 6 J inputs, 3 J + 1 actions).
+    // with it: J x 13 inputs with the one-hot type, 3 J + 1 actions).
     for (int window : {50, 60, 80}) {
         for (double slack : {-1.0, 0.25}) {
             const auto make = [&]() -> std::unique_ptr<Scheduler> {
