@@ -47,9 +47,21 @@ QStringList TrainingRequest::arguments() const
         a << QStringLiteral("--exploration") << exploration;
         if (taskCredit != QLatin1String("progress"))
             a << QStringLiteral("--task-credit") << taskCredit;
+        if (control)
+            a << QStringLiteral("--control");
     }
     a << extraArguments << QStringLiteral("-o") << output;
     return a;
+}
+
+TrainingRequest TrainingRequest::controlRequest() const
+{
+    TrainingRequest c = *this;
+    c.control = true;
+    const QString suffix = QStringLiteral(".dl2ckpt");
+    const QString stem = output.endsWith(suffix) ? output.left(output.size() - suffix.size()) : output;
+    c.output = stem + QStringLiteral("-control") + suffix;
+    return c;
 }
 
 TrainingRun::TrainingRun(QObject *parent) : QObject(parent)

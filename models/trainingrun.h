@@ -27,6 +27,9 @@ struct TrainingRequest
     // rl: how the choice of task is credited, "progress" (the paper's reward) or "remaining"
     // (weighted by what the job has left); passed only when not the default.
     QString taskCredit = QStringLiteral("progress");
+    // rl: the shuffled-advantage control (`--control`): the same run with each batch's
+    // advantages shuffled, so any gain the real run shows over it is learnt, not drift.
+    bool control = false;
     int steps = 200;
     int validateEvery = 20;
     QString validationSeeds = QStringLiteral("100-104");
@@ -37,6 +40,9 @@ struct TrainingRequest
     // The sub-command's arguments ("rl --scenario ... -o OUTPUT"), without "train".
     QStringList arguments() const;
     QString curvesFile() const { return output + QStringLiteral(".curves.csv"); }
+    // The same request as its control: `control` set, written next to `output` as
+    // <name>-control.dl2ckpt.
+    TrainingRequest controlRequest() const;
 };
 
 class TrainingRun : public QObject

@@ -61,7 +61,8 @@ QString breakablePath(const QString &path)
 
 TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
     : QWidget(parent), m_settings(settings), m_model(new TrainingCurvesModel(this)),
-      m_run(new TrainingRun(this)), m_baselines(new ValidationBaselines(this))
+      m_run(new TrainingRun(this)), m_compare(new TrainingCurvesModel(this)),
+      m_controlRun(new TrainingRun(this)), m_baselines(new ValidationBaselines(this))
 {
     auto *layout = new QHBoxLayout(this);
     auto *scroll = new QScrollArea(this);
@@ -91,6 +92,17 @@ TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
     });
     connect(m_run, &TrainingRun::progressChanged, this, &TrainingPage::updateProgress);
     connect(m_run, &TrainingRun::finished, this, &TrainingPage::onRunFinished);
+    connect(m_compare, &TrainingCurvesModel::curvesChanged, this, [this] {
+        m_comparisonError.clear();
+        scheduleReplot();
+    });
+    connect(m_compare, &TrainingCurvesModel::errorOccurred, this, [this](const QString &message) {
+        m_comparisonError = message;
+        updateProgress();
+        Q_EMIT errorOccurred(message);
+    });
+    connect(m_controlRun, &TrainingRun::progressChanged, this, &TrainingPage::updateProgress);
+    connect(m_controlRun, &TrainingRun::finished, this, &TrainingPage::onControlFinished);
     connect(m_baselines, &ValidationBaselines::ready, this, [this] {
         scheduleReplot();
         Q_EMIT referencesReady();
@@ -129,6 +141,24 @@ QWidget *TrainingPage::buildControls()
     cv->addWidget(m_recipe);
     cv->addWidget(open);
     cv->addWidget(m_follow);
+    // A second run beside the first: its control, or any run to compare with.
+    auto *compare = new QPushButton(tr("Compare with…"), curves);
+    compare->setObjectName(QStringLiteral("trainingCompare"));
+    compare->setToolTip(tr("Draw another run's validation JCT beside this one, e.g. its "
+                           "shuffled-advantage control (<checkpoint>-control.curves.csv)"));
+    m_compareLabel = new QLabel(curves);
+    m_compareLabel->setObjectName(QStringLiteral("trainingCompareLabel"));
+    m_compareLabel->setWordWrap(true);
+    m_compareLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_compareLabel->setVisible(false);
+    m_compareClear = new QPushButton(tr("Clear comparison"), curves);
+    m_compareClear->setObjectName(QStringLiteral("trainingCompareClear"));
+    m_compareClear->setEnabled(false);
+    auto *compareRow = new QHBoxLayout;
+    compareRow->addWidget(compare, 1);
+    compareRow->addWidget(m_compareClear);
+    cv->addWidget(m_compareLabel);
+    cv->addLayout(compareRow);
     v->addWidget(curves);
 
     auto *train = new QGroupBox(tr("Short training"), panel);
@@ -218,6 +248,13 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Validate every"), m_validateEvery);
     form->addRow(tr("Validation seeds"), m_seeds);
     tv->addLayout(form);
+    m_withControl = new QCheckBox(tr("Also run its control"), train);
+    m_withControl->setObjectName(QStringLiteral("trainingWithControl"));
+    m_withControl->setToolTip(
+        tr("Runs the same actor-critic beside it with each batch's advantages shuffled "
+           "(--control) and draws the two together: what the real run gains over its control "
+           "is learnt, the rest is drift. Each run uses one core."));
+    tv->addWidget(m_withControl);
     m_start = new QPushButton(tr("Start training"), train);
     m_cancel = new QPushButton(tr("Cancel"), train);
     m_start->setObjectName(QStringLiteral("trainingStart"));
@@ -259,6 +296,8 @@ QWidget *TrainingPage::buildControls()
     v->addStretch(1);
 
     connect(open, &QPushButton::clicked, this, &TrainingPage::openWithDialog);
+    connect(compare, &QPushButton::clicked, this, &TrainingPage::compareWithDialog);
+    connect(m_compareClear, &QPushButton::clicked, this, &TrainingPage::clearComparison);
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) { m_model->setFollowing(on); });
     connect(browse, &QPushButton::clicked, this, &TrainingPage::browseInit);
     connect(m_init, &QLineEdit::textChanged, this, &TrainingPage::updateControls);
@@ -282,6 +321,7 @@ QWidget *TrainingPage::buildCharts()
     auto *v = new QVBoxLayout(m_charts);
     v->setContentsMargins(0, 0, 0, 0);
     m_summary = new QLabel(m_charts);
+    m_summary->setObjectName(QStringLiteral("trainingSummary"));
     m_summary->setWordWrap(true);
     m_summary->setTextFormat(Qt::RichText);
     v->addWidget(m_summary);
@@ -352,6 +392,65 @@ bool TrainingPage::openCurves(const QString &path)
     return ok;
 }
 
+bool TrainingPage::openComparison(const QString &path)
+{
+    const QString previous = m_compare->file();
+    m_compare->setFollowing(true);
+    const bool ok = m_compare->setFile(path);
+    const QString error = ok ? QString() : m_compare->errorString();
+    if (!ok && (previous.isEmpty() || previous == path || !m_compare->setFile(previous))) {
+        m_compare->setFollowing(false);
+        m_compare->clear();
+    }
+    m_comparisonError = error; // after the previous file is back (which clears it)
+    const QString shown = m_compare->file();
+    m_compareLabel->setText(shown.isEmpty() ? QString()
+                                            : tr("Compared with %1").arg(breakablePath(shown)));
+    m_compareLabel->setToolTip(shown.isEmpty() ? QString()
+                                               : QDir::toNativeSeparators(QFileInfo(shown).absoluteFilePath()));
+    m_compareLabel->setVisible(!shown.isEmpty());
+    m_compareClear->setEnabled(!shown.isEmpty());
+    updateProgress();
+    scheduleReplot();
+    return ok;
+}
+
+void TrainingPage::clearComparison()
+{
+    m_compare->setFollowing(false);
+    m_compare->clear();
+    m_comparisonError.clear();
+    m_compareLabel->clear();
+    m_compareLabel->setVisible(false);
+    m_compareClear->setEnabled(false);
+    updateProgress();
+    scheduleReplot();
+}
+
+ComparedCurves TrainingPage::compared() const
+{
+    if (m_compare->file().isEmpty())
+        return {};
+    if (m_controlRun->state() != TrainingRun::State::Idle &&
+        m_compare->file() == m_controlRun->request().curvesFile())
+        return {m_compare, tr("its control (advantages shuffled)")};
+    QString name = QFileInfo(m_compare->file()).fileName();
+    for (const char *suffix : {".curves.csv", ".csv", ".dl2ckpt"})
+        if (name.endsWith(QLatin1String(suffix)))
+            name.chop(int(qstrlen(suffix)));
+    return {m_compare, name};
+}
+
+void TrainingPage::setRunControl(bool on)
+{
+    m_withControl->setChecked(on);
+}
+
+bool TrainingPage::runsControl() const
+{
+    return m_withControl->isChecked();
+}
+
 void TrainingPage::updateRecipe()
 {
     const QString curves = m_model->file();
@@ -399,6 +498,19 @@ void TrainingPage::openWithDialog()
     if (m_settings)
         m_settings->setLastDirectory(QFileInfo(path).absolutePath());
     openCurves(path);
+}
+
+void TrainingPage::compareWithDialog()
+{
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Compare with training curves"),
+        m_settings ? m_settings->lastDirectory() : QString(),
+        tr("Training curves (*.curves.csv *.csv);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    if (m_settings)
+        m_settings->setLastDirectory(QFileInfo(path).absolutePath());
+    openComparison(path);
 }
 
 void TrainingPage::browseInit()
@@ -473,23 +585,50 @@ bool TrainingPage::startTraining(TrainingRequest r)
     openCurves(r.curvesFile());
     if (r.scenario != m_baselines->scenario() || r.validationSeeds != m_baselines->seeds())
         computeReferences(r.scenario, r.validationSeeds);
+    if (r.algorithm == QLatin1String("rl") && !r.control && m_withControl->isChecked())
+        startControl(r);
     m_ticker.start();
     updateControls();
     updateProgress();
     return true;
 }
 
+void TrainingPage::startControl(const TrainingRequest &request)
+{
+    const TrainingRequest control = request.controlRequest();
+    m_controlRun->setSearchDirectories(m_run->searchDirectories());
+    if (!m_controlRun->start(control)) { // the real run goes on alone
+        Q_EMIT errorOccurred(tr("Control: %1").arg(m_controlRun->errorString()));
+        return;
+    }
+    openComparison(control.curvesFile());
+}
+
+void TrainingPage::onControlFinished(TrainingRun::State state)
+{
+    m_compare->reload(); // the final curves
+    if (state == TrainingRun::State::Failed)
+        Q_EMIT errorOccurred(tr("Control: %1").arg(m_controlRun->errorString()));
+    if (!m_run->isRunning())
+        m_ticker.stop();
+    updateControls();
+    updateProgress();
+    scheduleReplot();
+}
+
 void TrainingPage::cancelTraining()
 {
     m_next.reset();
     m_run->cancel();
+    m_controlRun->cancel();
     updateControls();
     updateProgress();
 }
 
 void TrainingPage::onRunFinished(TrainingRun::State state)
 {
-    m_ticker.stop();
+    if (!m_controlRun->isRunning())
+        m_ticker.stop();
     m_model->reload(); // the final curves
     if (state == TrainingRun::State::Finished && m_next) {
         const TrainingRequest next = *m_next;
@@ -555,11 +694,14 @@ void TrainingPage::refresh()
 {
     m_replot.stop();
     m_stale = false;
-    double xMax = m_model->lastStep();
+    double xMax = std::max(m_model->lastStep(), m_compare->lastStep());
     if (m_run->isRunning() && m_model->file() == m_run->request().curvesFile())
         xMax = std::max(xMax, double(m_run->totalSteps()));
+    if (m_controlRun->isRunning() && m_compare->file() == m_controlRun->request().curvesFile())
+        xMax = std::max(xMax, double(m_controlRun->totalSteps()));
     const TrainingReferences refs = references();
-    plotValidationJct(m_jctPlot, *m_model, refs, xMax);
+    const ComparedCurves other = compared();
+    plotValidationJct(m_jctPlot, *m_model, refs, xMax, other);
     plotEntropy(m_entropyPlot, *m_model, xMax);
     plotLosses(m_lossPlot, *m_model, xMax);
     plotActionMix(m_actionPlot, *m_model, xMax);
@@ -569,19 +711,20 @@ void TrainingPage::refresh()
             p->setMessage(hint);
     }
     updateRecipe();
-    const QString summary = trainingSummary(*m_model, refs);
+    const QString summary = trainingSummary(*m_model, refs, other);
     m_summary->setText(summary);
     m_summary->setVisible(!summary.isEmpty());
 }
 
 void TrainingPage::updateControls()
 {
-    const bool running = m_run->isRunning();
+    const bool running = m_run->isRunning() || m_controlRun->isRunning();
     const QString algorithm = m_algorithm->currentData().toString();
     const bool pipeline = algorithm == QLatin1String("sl+rl");
     m_teacher->setEnabled(algorithm != QLatin1String("rl") && !running);
     m_exploration->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_taskCredit->setEnabled(algorithm != QLatin1String("sl") && !running);
+    m_withControl->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
     const bool fresh = pipeline || m_init->text().trimmed().isEmpty();
@@ -592,7 +735,8 @@ void TrainingPage::updateControls()
                                                        m_validateEvery, m_seeds})
         w->setEnabled(!running);
     m_start->setEnabled(!running);
-    m_cancel->setEnabled(m_run->state() == TrainingRun::State::Running);
+    m_cancel->setEnabled(m_run->state() == TrainingRun::State::Running ||
+                         m_controlRun->state() == TrainingRun::State::Running);
 }
 
 void TrainingPage::updateWindowChoices()
@@ -662,9 +806,34 @@ void TrainingPage::updateProgress()
         text = tr("Failed: %1").arg(m_run->errorString());
         break;
     }
+    const QString control = controlStatus();
+    if (!control.isEmpty())
+        text += QLatin1Char('\n') + control;
+    if (!m_comparisonError.isEmpty())
+        text = m_comparisonError + QLatin1Char('\n') + text;
     if (!m_curvesError.isEmpty())
         text = m_curvesError + QLatin1Char('\n') + text;
     m_status->setText(text);
+}
+
+QString TrainingPage::controlStatus() const
+{
+    const long long step = m_controlRun->step(), total = std::max(1LL, m_controlRun->totalSteps());
+    switch (m_controlRun->state()) {
+    case TrainingRun::State::Idle:
+        return {};
+    case TrainingRun::State::Running:
+        return tr("Control (advantages shuffled): update %1 of %2").arg(step).arg(total);
+    case TrainingRun::State::Cancelling:
+        return tr("Control: cancelling after the current update…");
+    case TrainingRun::State::Finished:
+        return tr("Control finished in %1.").arg(clock(m_controlRun->elapsedSeconds()));
+    case TrainingRun::State::Cancelled:
+        return tr("Control cancelled at update %1; its best checkpoint so far is kept.").arg(step);
+    case TrainingRun::State::Failed:
+        return tr("Control failed: %1").arg(m_controlRun->errorString());
+    }
+    return {};
 }
 
 QString TrainingPage::statusText() const

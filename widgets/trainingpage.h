@@ -1,8 +1,10 @@
 #pragma once
 // Learning, shown: the curves of a training run over updates (validation JCT with DRF /
 // Optimus / lower-bound reference lines, policy entropy, value loss, the action mix stacked)
-// from its curves file, followed while the run writes it; and a short training started in
-// the background (`dl2 train rl|sl` as a child process) with progress and cancel.
+// from its curves file, followed while the run writes it; a second run's validation JCT
+// beside it (its shuffled-advantage control, or any other run); and a short training started
+// in the background (`dl2 train rl|sl` as a child process, optionally with its control beside
+// it) with progress and cancel.
 
 #include "trainingplots.h"
 #include "trainingrun.h"
@@ -39,6 +41,15 @@ public:
     // unreadable or malformed: the previous file, if any, stays.
     bool openCurves(const QString &path);
     QString curvesError() const { return m_curvesError; }
+    // Draws a second run's validation JCT beside the first (followed too); false (message
+    // shown, errorOccurred, comparisonError()) if unreadable: the previous comparison stays.
+    bool openComparison(const QString &path);
+    void clearComparison();
+    QString comparisonError() const { return m_comparisonError; }
+    // With it on, an actor-critic training started here also runs its shuffled-advantage
+    // control (`--control`, <name>-control.dl2ckpt) beside it, drawn as the comparison.
+    void setRunControl(bool on);
+    bool runsControl() const;
     // Starts the short training the controls describe (or `request`); its checkpoint goes to
     // outputDirectory() unless the request names one.
     bool startTraining();
@@ -61,6 +72,8 @@ public:
 
     TrainingCurvesModel *model() const { return m_model; }
     TrainingRun *run() const { return m_run; }
+    TrainingCurvesModel *comparison() const { return m_compare; }
+    TrainingRun *controlRun() const { return m_controlRun; }
     Plot *jctPlot() const { return m_jctPlot; }
     Plot *entropyPlot() const { return m_entropyPlot; }
     Plot *lossPlot() const { return m_lossPlot; }
@@ -83,28 +96,35 @@ private:
     void updateProgress();
     void updateRecipe();
     void onRunFinished(TrainingRun::State state);
+    void onControlFinished(TrainingRun::State state);
+    void startControl(const TrainingRequest &request);
+    QString controlStatus() const;
+    ComparedCurves compared() const;
     void openWithDialog();
+    void compareWithDialog();
     void browseInit();
     void exportWithDialog();
 
     Settings *m_settings;
     TrainingCurvesModel *m_model;
     TrainingRun *m_run;
+    TrainingCurvesModel *m_compare;
+    TrainingRun *m_controlRun;
     ValidationBaselines *m_baselines;
-    QLabel *m_fileLabel, *m_recipe, *m_summary, *m_status, *m_command;
-    QCheckBox *m_follow;
+    QLabel *m_fileLabel, *m_compareLabel, *m_recipe, *m_summary, *m_status, *m_command;
+    QCheckBox *m_follow, *m_withControl;
     QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_exploration, *m_taskCredit,
         *m_refScenario;
     QLineEdit *m_init, *m_seeds, *m_refSeeds;
     QSpinBox *m_window, *m_warmup, *m_steps, *m_validateEvery;
-    QPushButton *m_start, *m_cancel;
+    QPushButton *m_start, *m_cancel, *m_compareClear;
     QProgressBar *m_progress;
     QWidget *m_charts;
     Plot *m_jctPlot, *m_entropyPlot, *m_lossPlot, *m_actionPlot;
     QTimer m_replot, m_ticker;
     bool m_stale = true; // data changed while hidden
     QString m_outputDirectory;
-    QString m_curvesError;
+    QString m_curvesError, m_comparisonError;
     QString m_recipeStamp; // the checkpoint m_recipe was read from, its time and size
     std::optional<TrainingRequest> m_next; // the RL stage after a warm-up
     int m_stage = 1, m_stages = 1;

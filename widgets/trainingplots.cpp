@@ -91,12 +91,21 @@ QStringList actionShareColumns(const TrainingCurvesModel &m)
 }
 
 void plotValidationJct(Plot *p, const TrainingCurvesModel &m, const TrainingReferences &references,
-                       double xMax)
+                       double xMax, const ComparedCurves &compared)
 {
     reset(p, xMax);
     p->yAxis->setLabel(QObject::tr("validation avg JCT (slots)"));
     const auto s = m.series(kJct);
+    const auto other = compared.model ? compared.model->series(kJct) : TrainingCurvesModel::Series{};
     double lo = INFINITY, hi = -INFINITY;
+    if (!other.isEmpty()) { // first, so the run's own line is drawn over it
+        QCPGraph *g = line(p, other, compared.name, 3, true);
+        QPen pen = g->pen();
+        pen.setStyle(Qt::DashLine);
+        g->setPen(pen);
+        g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, 4.5));
+        minMax(other.values, lo, hi);
+    }
     if (!s.isEmpty()) {
         line(p, s, QObject::tr("validation avg JCT"), 0, true);
         minMax(s.values, lo, hi);
@@ -148,10 +157,10 @@ void plotValidationJct(Plot *p, const TrainingCurvesModel &m, const TrainingRefe
         label->setColor(p->foreground());
         label->setText(QStringLiteral("%1 %2").arg(referenceLabel(r.name)).arg(r.value, 0, 'f', 2));
     }
-    if (s.isEmpty())
+    if (s.isEmpty() && other.isEmpty())
         p->setMessage(m.rowCount() == 0 ? QObject::tr("No curves yet")
                                         : QObject::tr("No validation in this curves file yet"));
-    p->legend->setVisible(!s.isEmpty());
+    p->legend->setVisible(!s.isEmpty() || !other.isEmpty());
     fitY(p, lo, hi, false);
     p->replot(QCustomPlot::rpQueuedReplot);
 }
@@ -285,13 +294,9 @@ void plotActionMix(Plot *p, const TrainingCurvesModel &m, double xMax)
     p->replot(QCustomPlot::rpQueuedReplot);
 }
 
-QString trainingSummary(const TrainingCurvesModel &m, const TrainingReferences &references)
+QString trainingSummary(const TrainingCurvesModel &m, const TrainingReferences &references,
+                        const ComparedCurves &compared)
 {
-    const auto s = m.series(kJct);
-    if (s.isEmpty())
-        return {};
-    const auto best = std::min_element(s.values.begin(), s.values.end());
-    const double start = s.values.front(), last = s.values.back();
     auto change = [](double v, double base) -> QString {
         if (!(base > 0))
             return QString();
@@ -299,16 +304,36 @@ QString trainingSummary(const TrainingCurvesModel &m, const TrainingReferences &
         return QString(pct < 0 ? QChar(0x2212) : QChar(u'+')) +
                QString::number(std::fabs(pct), 'f', 1) + QStringLiteral(" %");
     };
-    QString text = QObject::tr("Validation avg JCT: start <b>%1</b> (update %2) → best <b>%3</b> "
-                               "at update %4 (%5) · last %6")
-                       .arg(start, 0, 'f', 2)
-                       .arg(s.steps.front())
-                       .arg(*best, 0, 'f', 2)
-                       .arg(s.steps[best - s.values.begin()])
-                       .arg(change(*best, start))
-                       .arg(last, 0, 'f', 2);
-    for (const auto &r : references)
-        text += QObject::tr(" · best vs %1: %2").arg(referenceLabel(r.name), change(*best, r.value));
+    // "start S (update U) → best B at update V (±x %) · last L"; the best's value in `best`.
+    auto describe = [&](const TrainingCurvesModel::Series &s, double &best) {
+        const auto b = std::min_element(s.values.begin(), s.values.end());
+        best = *b;
+        return QObject::tr("start <b>%1</b> (update %2) → best <b>%3</b> at update %4 (%5) · "
+                           "last %6")
+            .arg(s.values.front(), 0, 'f', 2)
+            .arg(s.steps.front())
+            .arg(*b, 0, 'f', 2)
+            .arg(s.steps[b - s.values.begin()])
+            .arg(change(*b, s.values.front()))
+            .arg(s.values.back(), 0, 'f', 2);
+    };
+    const auto s = m.series(kJct);
+    const auto other = compared.model ? compared.model->series(kJct) : TrainingCurvesModel::Series{};
+    QString text;
+    double best = NAN, otherBest = NAN;
+    if (!s.isEmpty()) {
+        text = QObject::tr("Validation avg JCT: ") + describe(s, best);
+        for (const auto &r : references)
+            text += QObject::tr(" · best vs %1: %2").arg(referenceLabel(r.name), change(best, r.value));
+    }
+    if (!other.isEmpty()) {
+        if (!text.isEmpty())
+            text += QStringLiteral("<br>");
+        text += QObject::tr("Compared, %1: ").arg(compared.name.toHtmlEscaped()) +
+                describe(other, otherBest);
+        if (!s.isEmpty())
+            text += QObject::tr(" · this run's best vs its best: %1").arg(change(best, otherBest));
+    }
     return text;
 }
 

@@ -132,6 +132,12 @@ struct ConsoleOptions
         QStringLiteral("Show the Training page with this curves file (<checkpoint>.curves.csv "
                        "of dl2 train), followed while it grows."),
         QStringLiteral("FILE")};
+    QCommandLineOption trainingCompare{
+        QStringLiteral("training-compare"),
+        QStringLiteral("Training page: draw this second curves file's validation JCT beside "
+                       "the first (e.g. its shuffled-advantage control, <checkpoint>-control"
+                       ".curves.csv)."),
+        QStringLiteral("FILE")};
     QCommandLineOption trainingBaselines{
         QStringLiteral("training-baselines"),
         QStringLiteral("Training page: reference lines (DRF, Optimus, lower bound) simulated on "

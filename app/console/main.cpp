@@ -83,10 +83,13 @@ int runInteractive(QApplication &app, MainWindow &window, const ConsoleRun &run,
         window.startLive();
     else if (run.slot > 0)
         window.session()->seek(run.slot);
-    if (parser.isSet(o.trainingCurves) || !run.baselineScenario.isEmpty()) {
+    if (parser.isSet(o.trainingCurves) || parser.isSet(o.trainingCompare) ||
+        !run.baselineScenario.isEmpty()) {
         window.showTraining();
         if (parser.isSet(o.trainingCurves))
             window.trainingPage()->openCurves(parser.value(o.trainingCurves));
+        if (parser.isSet(o.trainingCompare))
+            window.trainingPage()->openComparison(parser.value(o.trainingCompare));
         window.trainingPage()->computeReferences(run.baselineScenario, run.baselineSeeds);
     }
     InstructorTools *tools = window.instructorTools();

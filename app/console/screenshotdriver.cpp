@@ -149,7 +149,8 @@ QString ScreenshotDriver::showPages()
         if (!m_error.isEmpty())
             return m_error;
     }
-    if (parser.isSet(o.trainingCurves) || !m_run.baselineScenario.isEmpty()) {
+    if (parser.isSet(o.trainingCurves) || parser.isSet(o.trainingCompare) ||
+        !m_run.baselineScenario.isEmpty()) {
         TrainingPage *training = m_window.trainingPage();
         m_window.showTraining();
         const QString curves = parser.value(o.trainingCurves);
@@ -157,6 +158,11 @@ QString ScreenshotDriver::showPages()
             return QStringLiteral("%1: no such curves file").arg(curves);
         if (!curves.isEmpty() && !training->openCurves(curves))
             return training->curvesError();
+        const QString compare = parser.value(o.trainingCompare);
+        if (!compare.isEmpty() && !QFileInfo::exists(compare))
+            return QStringLiteral("%1: no such curves file").arg(compare);
+        if (!compare.isEmpty() && !training->openComparison(compare))
+            return training->comparisonError();
         training->computeReferences(m_run.baselineScenario, m_run.baselineSeeds);
         waitUntil([training] { return !training->isComputingReferences(); }, kTimeoutMs,
                   [training](QObject *context, std::function<void()> check) {

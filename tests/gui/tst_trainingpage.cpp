@@ -1,6 +1,7 @@
 // The training page: renders a run's curves (validation JCT, entropy, losses, action mix),
-// shows a malformed file's error, computes reference lines, and starts and cancels a real
-// tiny `dl2 train rl` in the background through its buttons.
+// draws a second run (its control) beside it, shows a malformed file's error, computes
+// reference lines, and starts and cancels a real tiny `dl2 train rl` in the background through
+// its buttons, with its shuffled-advantage control beside it when asked.
 
 #include "plot.h"
 #include "scheduler.h"
@@ -11,6 +12,7 @@
 
 #include <algorithm>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
@@ -37,11 +39,14 @@ private Q_SLOTS:
     void rendersRlCurves();
     void rendersSlCurves();
     void malformedFileShowsError();
+    void comparesWithAnotherRun();
     void recipeWithoutAReadableCheckpoint();
     void referenceLines();
     void formBecomesTheCommand();
     void startAndCancelRealTraining();
     void warmupThenRl();
+    void controlRunsBeside();
+    void realRunWithItsControl();
 };
 
 namespace {
@@ -191,6 +196,73 @@ void TestTrainingPage::malformedFileShowsError()
     // The good file stays on screen.
     QCOMPARE(page.model()->file(), good);
     QCOMPARE(page.model()->lastStep(), 60.0);
+}
+
+void TestTrainingPage::comparesWithAnotherRun()
+{
+    QTemporaryDir dir;
+    const QString run = dir.filePath(QStringLiteral("rl.dl2ckpt.curves.csv"));
+    const QString control = dir.filePath(QStringLiteral("rl-control.dl2ckpt.curves.csv"));
+    const QString bad = dir.filePath(QStringLiteral("bad.curves.csv"));
+    writeFile(run, rlCurves(6)); // 30 -> 27.6 over updates 0-120
+    // The control: flat at 30.5, one validation more.
+    QByteArray flat = "step,validation_avg_jct,entropy\n";
+    for (int step = 0; step <= 140; step += 20)
+        flat += QByteArray::number(step) + ",30.5,1.0\n";
+    writeFile(control, flat);
+    writeFile(bad, "step,validation_avg_jct\n0,30\n20,twenty\n");
+    TrainingPage page(nullptr);
+    page.resize(1400, 850);
+    page.show();
+    auto *label = page.findChild<QLabel *>(QStringLiteral("trainingCompareLabel"));
+    auto *clear = page.findChild<QPushButton *>(QStringLiteral("trainingCompareClear"));
+    QVERIFY(label && clear);
+    QVERIFY(label->isHidden());
+    QVERIFY(!clear->isEnabled());
+    QVERIFY(page.openCurves(run));
+    QVERIFY(page.openComparison(control));
+    page.refresh();
+    QVERIFY(!label->isHidden());
+    QVERIFY(clear->isEnabled());
+    // The compared run is drawn first (under the run's line), dashed, named by its file.
+    QCOMPARE(page.jctPlot()->graphCount(), 3);
+    const QCPGraph *other = page.jctPlot()->graph(0);
+    QCOMPARE(other->name(), QStringLiteral("rl-control"));
+    QCOMPARE(other->pen().style(), Qt::DashLine);
+    QCOMPARE(other->dataCount(), 8);
+    QCOMPARE(other->data()->at(7)->key, 140.0);
+    QCOMPARE(page.jctPlot()->graph(1)->dataCount(), 7); // the run's own line
+    QVERIFY(page.jctPlot()->xAxis->range().upper >= 140.0); // room for the longer of the two
+    auto *summaryLabel = page.findChild<QLabel *>(QStringLiteral("trainingSummary"));
+    QVERIFY(summaryLabel);
+    const QString summary = summaryLabel->text();
+    QVERIFY2(summary.contains(QStringLiteral("<br>Compared, rl-control: start <b>30.50</b>")),
+             qPrintable(summary));
+    // The run's best 27.60 against the control's 30.50: 9.5 % below.
+    QVERIFY2(summary.contains(QStringLiteral("this run's best vs its best: ") + QChar(0x2212) +
+                              QStringLiteral("9.5 %")),
+             qPrintable(summary));
+
+    // A malformed second file: its error, and the previous comparison stays.
+    QSignalSpy errors(&page, &TrainingPage::errorOccurred);
+    QVERIFY(!page.openComparison(bad));
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(page.comparisonError().contains(bad + QStringLiteral(":3:")));
+    QVERIFY(page.statusText().contains(bad + QStringLiteral(":3:")));
+    QCOMPARE(page.comparison()->file(), control);
+    // Followed like the run: a longer control is picked up without reopening it.
+    flat += "160,30.4,1.0\n";
+    writeFile(control, flat);
+    QTRY_COMPARE_WITH_TIMEOUT(page.comparison()->lastStep(), 160.0, 5000);
+    page.refresh();
+    QCOMPARE(page.jctPlot()->graph(0)->dataCount(), 9);
+
+    QTest::mouseClick(clear, Qt::LeftButton);
+    page.refresh();
+    QCOMPARE(page.jctPlot()->graphCount(), 2);
+    QVERIFY(label->isHidden());
+    QVERIFY(!clear->isEnabled());
+    QVERIFY(page.comparisonError().isEmpty());
 }
 
 void TestTrainingPage::recipeWithoutAReadableCheckpoint()
@@ -439,6 +511,111 @@ void TestTrainingPage::warmupThenRl()
     TrainingCurvesModel warmup;
     QVERIFY(warmup.setFile(sl.curvesFile()));
     QCOMPARE(warmup.lastStep(), 4.0);
+}
+
+void TestTrainingPage::controlRunsBeside()
+{
+    // "Also run its control": an actor-critic start runs the same command twice, the second
+    // with --control and its own checkpoint, and draws the second as the comparison; SL has
+    // no control. A stand-in trainer appends its arguments.
+    QTemporaryDir dir;
+    dl2console::test::writeScript(dir.filePath(QStringLiteral("dl2-train")),
+                                  "echo \"$@\" >> \"$(dirname \"$0\")/args.txt\"\n");
+    TrainingPage page(nullptr);
+    page.setScenarios({QStringLiteral("dl2-small")});
+    page.run()->setSearchDirectories({dir.path()});
+    page.setOutputDirectory(dir.path());
+    page.show();
+    auto *algorithm = page.findChild<QComboBox *>(QStringLiteral("trainingAlgorithm"));
+    auto *withControl = page.findChild<QCheckBox *>(QStringLiteral("trainingWithControl"));
+    auto *start = page.findChild<QPushButton *>(QStringLiteral("trainingStart"));
+    QVERIFY(algorithm && withControl && start);
+    QVERIFY(!withControl->isChecked()); // off by default: one run, one core
+    const auto startAndReadArguments = [&]() -> QStringList {
+        QFile::remove(dir.filePath(QStringLiteral("args.txt")));
+        QTest::mouseClick(start, Qt::LeftButton);
+        [&] {
+            QTRY_VERIFY_WITH_TIMEOUT(!page.run()->isRunning() && !page.controlRun()->isRunning(),
+                                     20000);
+        }();
+        QFile args(dir.filePath(QStringLiteral("args.txt")));
+        if (!args.open(QIODevice::ReadOnly))
+            return {};
+        QStringList lines = QString::fromUtf8(args.readAll()).trimmed().split(QLatin1Char('\n'));
+        lines.sort(); // the two processes may write in either order
+        return lines;
+    };
+
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
+    QVERIFY(withControl->isEnabled());
+    QCOMPARE(startAndReadArguments().size(), 1);
+    QCOMPARE(page.controlRun()->state(), TrainingRun::State::Idle);
+
+    withControl->setChecked(true);
+    const QStringList lines = startAndReadArguments();
+    QCOMPARE(lines.size(), 2);
+    const QString output = page.run()->request().output;
+    QVERIFY(output.endsWith(QStringLiteral(".dl2ckpt")));
+    const QString controlOutput =
+        output.left(output.size() - 8) + QStringLiteral("-control.dl2ckpt");
+    const QString real = lines.filter(QStringLiteral("-o ") + output).value(0);
+    const QString control = lines.filter(QStringLiteral("-o ") + controlOutput).value(0);
+    QVERIFY2(!real.isEmpty() && !control.isEmpty(), qPrintable(lines.join(QLatin1Char('|'))));
+    QVERIFY2(!real.contains(QStringLiteral("--control")), qPrintable(real));
+    QVERIFY2(control.contains(QStringLiteral("--control")), qPrintable(control));
+    // The same run otherwise: the control's arguments are the real run's plus --control.
+    QString expected = real;
+    expected.replace(QStringLiteral(" -o ") + output,
+                     QStringLiteral(" --control -o ") + controlOutput);
+    QCOMPARE(control, expected);
+    QCOMPARE(page.comparison()->file(), controlOutput + QStringLiteral(".curves.csv"));
+    QVERIFY(page.findChild<QLabel *>(QStringLiteral("trainingCompareLabel"))->isVisible());
+
+    // SL has no advantages to shuffle: the box is greyed out and one run starts.
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("sl")));
+    QVERIFY(!withControl->isEnabled());
+    const QStringList sl = startAndReadArguments();
+    QCOMPARE(sl.size(), 1);
+    QVERIFY2(sl.front().startsWith(QStringLiteral("sl ")), qPrintable(sl.front()));
+}
+
+void TestTrainingPage::realRunWithItsControl()
+{
+    const QString cli = qEnvironmentVariable("DL2_CLI");
+    if (cli.isEmpty())
+        QSKIP("DL2_CLI not set (run through ctest)");
+    // The real trainer, twice at once: both finish, the comparison is the control's curves,
+    // and the control's checkpoint says it is one.
+    QTemporaryDir dir;
+    TrainingPage page(nullptr);
+    page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
+    page.setOutputDirectory(dir.path());
+    page.setRunControl(true);
+    TrainingRequest rl;
+    rl.steps = 4;
+    rl.validateEvery = 2;
+    rl.validationSeeds = QStringLiteral("100");
+    rl.output = dir.filePath(QStringLiteral("rl.dl2ckpt"));
+    QVERIFY(page.startTraining(rl));
+    QVERIFY(page.controlRun()->isRunning());
+    QTRY_VERIFY_WITH_TIMEOUT(!page.run()->isRunning() && !page.controlRun()->isRunning(), 180000);
+    QVERIFY2(page.run()->state() == TrainingRun::State::Finished, qPrintable(page.run()->errorString()));
+    QVERIFY2(page.controlRun()->state() == TrainingRun::State::Finished,
+             qPrintable(page.controlRun()->errorString()));
+    const QString control = dir.filePath(QStringLiteral("rl-control.dl2ckpt"));
+    QVERIFY(QFileInfo::exists(control));
+    QCOMPARE(page.comparison()->file(), control + QStringLiteral(".curves.csv"));
+    QTRY_COMPARE_WITH_TIMEOUT(page.comparison()->lastStep(), 4.0, 5000);
+    QVERIFY(!page.comparison()->series(QStringLiteral("validation_avg_jct")).isEmpty());
+    QVERIFY2(page.statusText().contains(QStringLiteral("Control finished")),
+             qPrintable(page.statusText()));
+    page.refresh();
+    QCOMPARE(page.jctPlot()->graph(0)->name(), QStringLiteral("its control (advantages shuffled)"));
+    // What the control's checkpoint says of itself, as the page shows it when opened as the run.
+    QVERIFY(page.openCurves(control + QStringLiteral(".curves.csv")));
+    page.refresh();
+    const QString recipe = page.findChild<QLabel *>(QStringLiteral("trainingRecipe"))->text();
+    QVERIFY2(recipe.contains(QStringLiteral("control <b>yes</b>")), qPrintable(recipe));
 }
 
 QTEST_MAIN(TestTrainingPage)
