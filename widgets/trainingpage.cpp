@@ -80,27 +80,23 @@ TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
     connect(&m_replot, &QTimer::timeout, this, &TrainingPage::refresh);
     m_ticker.setInterval(1000);
     connect(&m_ticker, &QTimer::timeout, this, &TrainingPage::updateProgress);
-    connect(m_model, &TrainingCurvesModel::curvesChanged, this, [this] {
-        m_curvesError.clear();
-        scheduleReplot();
-        updateProgress();
-    });
-    connect(m_model, &TrainingCurvesModel::errorOccurred, this, [this](const QString &message) {
-        m_curvesError = message;
-        updateProgress();
-        Q_EMIT errorOccurred(message);
-    });
+    // The run's curves and the compared run's: replot on news, show and pass on their errors.
+    auto follow = [this](TrainingCurvesModel *model, QString *error) {
+        connect(model, &TrainingCurvesModel::curvesChanged, this, [this, error] {
+            error->clear();
+            scheduleReplot();
+            updateProgress();
+        });
+        connect(model, &TrainingCurvesModel::errorOccurred, this, [this, error](const QString &message) {
+            *error = message;
+            updateProgress();
+            Q_EMIT errorOccurred(message);
+        });
+    };
+    follow(m_model, &m_curvesError);
+    follow(m_compare, &m_comparisonError);
     connect(m_run, &TrainingRun::progressChanged, this, &TrainingPage::updateProgress);
     connect(m_run, &TrainingRun::finished, this, &TrainingPage::onRunFinished);
-    connect(m_compare, &TrainingCurvesModel::curvesChanged, this, [this] {
-        m_comparisonError.clear();
-        scheduleReplot();
-    });
-    connect(m_compare, &TrainingCurvesModel::errorOccurred, this, [this](const QString &message) {
-        m_comparisonError = message;
-        updateProgress();
-        Q_EMIT errorOccurred(message);
-    });
     connect(m_controlRun, &TrainingRun::progressChanged, this, &TrainingPage::updateProgress);
     connect(m_controlRun, &TrainingRun::finished, this, &TrainingPage::onControlFinished);
     connect(m_baselines, &ValidationBaselines::ready, this, [this] {
@@ -488,29 +484,28 @@ void TrainingPage::updateRecipe()
     m_recipe->setVisible(!text.isEmpty());
 }
 
-void TrainingPage::openWithDialog()
+QString TrainingPage::askForCurves(const QString &title)
 {
     const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open training curves"), m_settings ? m_settings->lastDirectory() : QString(),
+        this, title, m_settings ? m_settings->lastDirectory() : QString(),
         tr("Training curves (*.curves.csv *.csv);;All files (*)"));
-    if (path.isEmpty())
-        return;
-    if (m_settings)
+    if (!path.isEmpty() && m_settings)
         m_settings->setLastDirectory(QFileInfo(path).absolutePath());
-    openCurves(path);
+    return path;
+}
+
+void TrainingPage::openWithDialog()
+{
+    const QString path = askForCurves(tr("Open training curves"));
+    if (!path.isEmpty())
+        openCurves(path);
 }
 
 void TrainingPage::compareWithDialog()
 {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Compare with training curves"),
-        m_settings ? m_settings->lastDirectory() : QString(),
-        tr("Training curves (*.curves.csv *.csv);;All files (*)"));
-    if (path.isEmpty())
-        return;
-    if (m_settings)
-        m_settings->setLastDirectory(QFileInfo(path).absolutePath());
-    openComparison(path);
+    const QString path = askForCurves(tr("Compare with training curves"));
+    if (!path.isEmpty())
+        openComparison(path);
 }
 
 void TrainingPage::browseInit()

@@ -100,6 +100,7 @@ private:
     void startControl(const TrainingRequest &request);
     QString controlStatus() const;
     ComparedCurves compared() const;
+    QString askForCurves(const QString &title); // a file dialog; "" if cancelled
     void openWithDialog();
     void compareWithDialog();
     void browseInit();

@@ -82,6 +82,25 @@ QByteArray rlCurves(int validations)
     return out;
 }
 
+// The page runs the trainer built next to the CLI (DL2_CLI) and writes into `dir`.
+void useRealTrainer(TrainingPage &page, const QString &cli, const QTemporaryDir &dir)
+{
+    page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
+    page.setOutputDirectory(dir.path());
+}
+
+// A tiny run of the real trainer: 4 updates, validated every 2 on seed 100.
+TrainingRequest tinyRequest(const QString &algorithm, const QString &output)
+{
+    TrainingRequest r;
+    r.algorithm = algorithm;
+    r.steps = 4;
+    r.validateEvery = 2;
+    r.validationSeeds = QStringLiteral("100");
+    r.output = output;
+    return r;
+}
+
 int distinctColours(const QImage &image)
 {
     QSet<QRgb> colours;
@@ -416,8 +435,7 @@ void TestTrainingPage::startAndCancelRealTraining()
     QTemporaryDir dir;
     TrainingPage page(nullptr);
     page.setScenarios({QStringLiteral("dl2-small"), QStringLiteral("dl2-reference")});
-    page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
-    page.setOutputDirectory(dir.path());
+    useRealTrainer(page, cli, dir);
     page.resize(1200, 800);
     page.show();
     auto *start = page.findChild<QPushButton *>(QStringLiteral("trainingStart"));
@@ -484,17 +502,9 @@ void TestTrainingPage::warmupThenRl()
     // Two stages: SL, then RL from the SL run's checkpoint; the page follows each in turn.
     QTemporaryDir dir;
     TrainingPage page(nullptr);
-    page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
-    page.setOutputDirectory(dir.path());
-    TrainingRequest sl, rl;
-    sl.algorithm = QStringLiteral("sl");
-    sl.steps = 4;
-    sl.validateEvery = 2;
-    sl.validationSeeds = QStringLiteral("100");
-    sl.output = dir.filePath(QStringLiteral("warmup.dl2ckpt"));
-    rl = sl;
-    rl.algorithm = QStringLiteral("rl");
-    rl.output = dir.filePath(QStringLiteral("rl.dl2ckpt"));
+    useRealTrainer(page, cli, dir);
+    const TrainingRequest sl = tinyRequest(QStringLiteral("sl"), dir.filePath(QStringLiteral("warmup.dl2ckpt")));
+    const TrainingRequest rl = tinyRequest(QStringLiteral("rl"), dir.filePath(QStringLiteral("rl.dl2ckpt")));
     QVERIFY(page.startTraining(sl, rl));
     QCOMPARE(page.stage(), 1);
     QCOMPARE(page.model()->file(), sl.curvesFile());
@@ -588,15 +598,9 @@ void TestTrainingPage::realRunWithItsControl()
     // and the control's checkpoint says it is one.
     QTemporaryDir dir;
     TrainingPage page(nullptr);
-    page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
-    page.setOutputDirectory(dir.path());
+    useRealTrainer(page, cli, dir);
     page.setRunControl(true);
-    TrainingRequest rl;
-    rl.steps = 4;
-    rl.validateEvery = 2;
-    rl.validationSeeds = QStringLiteral("100");
-    rl.output = dir.filePath(QStringLiteral("rl.dl2ckpt"));
-    QVERIFY(page.startTraining(rl));
+    QVERIFY(page.startTraining(tinyRequest(QStringLiteral("rl"), dir.filePath(QStringLiteral("rl.dl2ckpt")))));
     QVERIFY(page.controlRun()->isRunning());
     QTRY_VERIFY_WITH_TIMEOUT(!page.run()->isRunning() && !page.controlRun()->isRunning(), 180000);
     QVERIFY2(page.run()->state() == TrainingRun::State::Finished, qPrintable(page.run()->errorString()));
