@@ -97,8 +97,9 @@ void TestScreenshot::trainingCurves()
 {
     if (console().isEmpty())
         QSKIP("DL2_CONSOLE not set (run through ctest)");
-    // --training-curves FILE shows the Training page with that run's curves; a malformed file
-    // fails naming the file and line.
+    // --training-curves FILE shows the Training page with that run's curves, --training-compare
+    // FILE2 a second run beside it; a malformed or missing file fails naming the file (and
+    // the line).
     QTemporaryDir dir;
     const QString good = dir.filePath(QStringLiteral("run.dl2ckpt.curves.csv"));
     const QString bad = dir.filePath(QStringLiteral("bad.curves.csv"));
@@ -117,8 +118,9 @@ void TestScreenshot::trainingCurves()
     const QString png = dir.filePath(QStringLiteral("training.png"));
     QProcess p;
     p.setProcessEnvironment(env);
-    p.start(console(), {QStringLiteral("--training-curves"), good, QStringLiteral("--screenshot"),
-                        png, QStringLiteral("--size"), QStringLiteral("1280x800")});
+    p.start(console(), {QStringLiteral("--training-curves"), good, QStringLiteral("--training-compare"),
+                        good, QStringLiteral("--screenshot"), png, QStringLiteral("--size"),
+                        QStringLiteral("1280x800")});
     QVERIFY(p.waitForFinished(120000));
     QCOMPARE(p.exitCode(), 0);
     QImage image(png);
@@ -127,7 +129,9 @@ void TestScreenshot::trainingCurves()
     for (const QStringList &args :
          {QStringList{QStringLiteral("--training-curves"), bad},
           QStringList{QStringLiteral("--training-curves"), dir.filePath(QStringLiteral("none.csv"))},
-          QStringList{QStringLiteral("--training-baselines"), QStringLiteral("no-such-scenario")}}) {
+          QStringList{QStringLiteral("--training-baselines"), QStringLiteral("no-such-scenario")},
+          QStringList{QStringLiteral("--training-curves"), good, QStringLiteral("--training-compare"), bad},
+          QStringList{QStringLiteral("--training-compare"), dir.filePath(QStringLiteral("none.csv"))}}) {
         QProcess q;
         q.setProcessEnvironment(env);
         q.start(console(), args + QStringList{QStringLiteral("--screenshot"),
@@ -135,8 +139,8 @@ void TestScreenshot::trainingCurves()
         QVERIFY(q.waitForFinished(120000));
         QCOMPARE(q.exitCode(), 2);
         const QString err = QString::fromUtf8(q.readAllStandardError());
-        QVERIFY2(err.contains(args[1]), qPrintable(err));
-        if (args[1] == bad)
+        QVERIFY2(err.contains(args.last()), qPrintable(err));
+        if (args.last() == bad)
             QVERIFY2(err.contains(bad + QStringLiteral(":3:")), qPrintable(err));
     }
 }
