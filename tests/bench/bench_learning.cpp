@@ -27,12 +27,16 @@
 //        bench_learning --rl-vs-control [--init CKPT] [--minutes M] [--credit split|slot|episode|episode-job]
 //                       [--exploration paper|reference] [--task-credit progress|remaining]
 //                       [--speed-table FILE] [--out DIR] [--json FILE]
+//   - --imitation-gap --init CKPT: where a dl2 student's allocations differ from its window
+//     teacher's on its own slots, and which of its decisions the JCT gap is in (imitationgap.h).
+//        bench_learning --imitation-gap --init CKPT [--json FILE]
 //   - --ablations: the paper's ablation table (no-value, no-exploration, no-replay,
 //     per-action-reward) against the full actor-critic, --steps N updates each from one warm-up.
 //        bench_learning --ablations [--init CKPT] [--steps N] [--exploration paper|reference]
 //                       [--task-credit progress|remaining] [--out DIR] [--json FILE]
 #include "checkpoint.h"
 #include "decisionlatency.h"
+#include "imitationgap.h"
 #include "dl2policy.h"
 #include "learner.h"
 #include "modelprofile.h"
@@ -78,6 +82,8 @@ constexpr const char *kUsage =
     "         the window teachers: what dl2 can reach within its own rules (and wider windows);\n"
     "         --rollout adds the best teacher improved by clairvoyant rollout (about 10 min)\n"
     "       bench_learning --credit-signal [--init CKPT] [--slots N]\n"
+    "       bench_learning --imitation-gap --init CKPT\n"
+    "         a dl2 student against its window teacher: allocations compared, mixed replays\n"
     "         how much one slot's allocation tells about the JCT still to come\n"
     "Without --init, the RL modes first train the paper's warm-up (SL on DRF, 300 steps).\n"
     "Every mode writes its figures to --json FILE as well.\n";
@@ -640,6 +646,7 @@ int main(int argc, char **argv)
     bool rollout = false;
     bool signal = false;
     bool ablations = false;
+    bool gap = false;
     long long ablationSteps = 1500;
     int slotCount = 150;
     RlBenchOptions vs;
@@ -676,6 +683,8 @@ int main(int argc, char **argv)
             seed = std::strtoull(argv[++i], nullptr, 10);
         else if (!std::strcmp(argv[i], "--ablations"))
             ablations = true;
+        else if (!std::strcmp(argv[i], "--imitation-gap"))
+            gap = true;
         else if (!std::strcmp(argv[i], "--exploration") && hasValue) {
             try {
                 vs.exploration = explorationFromString(argv[++i]);
@@ -711,7 +720,18 @@ int main(int argc, char **argv)
     }
     setTorchThreads(1);
     QJsonObject root;
-    if (ceiling) {
+    if (gap) {
+        if (vs.init.empty()) {
+            std::fprintf(stderr, "bench_learning: --imitation-gap needs --init CKPT (a dl2 policy)\n");
+            return 2;
+        }
+        try {
+            root[QStringLiteral("imitation_gap")] = imitationGap(vs.init);
+        } catch (const std::exception &e) {
+            std::fprintf(stderr, "bench_learning: %s\n", e.what());
+            return 1;
+        }
+    } else if (ceiling) {
         root[QStringLiteral("window_ceiling")] = windowCeiling(rollout);
     } else if (signal) {
         try {
