@@ -24,8 +24,6 @@
 #include "simulator.h"
 #include "windowteacher.h"
 
-#include <QJsonArray>
-
 #include <cstdio>
 #include <functional>
 #include <map>
