@@ -57,6 +57,24 @@ QString breakablePath(const QString &path)
     return out;
 }
 
+// Shows `path` in `model` (following it if `follow`); when it cannot be read the previous file,
+// if any, stays. Returns the error ("" when it opened).
+QString switchFile(TrainingCurvesModel *model, const QString &path, bool follow)
+{
+    const QString previous = model->file();
+    model->setFollowing(follow);
+    if (model->setFile(path))
+        return {};
+    const QString error = model->errorString().isEmpty()
+                              ? QDir::toNativeSeparators(path) + QStringLiteral(": cannot be read")
+                              : model->errorString();
+    if (previous.isEmpty() || previous == path || !model->setFile(previous)) {
+        model->setFollowing(false);
+        model->clear();
+    }
+    return error;
+}
+
 } // namespace
 
 TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
@@ -368,37 +386,20 @@ QString TrainingPage::outputDirectory() const
 
 bool TrainingPage::openCurves(const QString &path)
 {
-    const QString previous = m_model->file();
-    m_model->setFollowing(m_follow->isChecked());
-    const bool ok = m_model->setFile(path);
-    const QString error = ok ? QString() : m_model->errorString();
-    if (!ok) { // keep showing the previous file, if any
-        if (previous.isEmpty() || previous == path || !m_model->setFile(previous)) {
-            m_model->setFollowing(false);
-            m_model->clear();
-        }
-    }
+    // Set after the switch: a previous file shown again clears the error.
+    m_curvesError = switchFile(m_model, path, m_follow->isChecked());
     const QString shown = m_model->file();
     m_fileLabel->setText(shown.isEmpty() ? tr("No curves file") : breakablePath(shown));
     m_fileLabel->setToolTip(QDir::toNativeSeparators(QFileInfo(shown).absoluteFilePath()));
-    m_curvesError = error;
     updateRecipe();
     updateProgress();
     scheduleReplot();
-    return ok;
+    return m_curvesError.isEmpty();
 }
 
 bool TrainingPage::openComparison(const QString &path)
 {
-    const QString previous = m_compare->file();
-    m_compare->setFollowing(true);
-    const bool ok = m_compare->setFile(path);
-    const QString error = ok ? QString() : m_compare->errorString();
-    if (!ok && (previous.isEmpty() || previous == path || !m_compare->setFile(previous))) {
-        m_compare->setFollowing(false);
-        m_compare->clear();
-    }
-    m_comparisonError = error; // after the previous file is back (which clears it)
+    m_comparisonError = switchFile(m_compare, path, true);
     const QString shown = m_compare->file();
     m_compareLabel->setText(shown.isEmpty() ? QString()
                                             : tr("Compared with %1").arg(breakablePath(shown)));
@@ -408,7 +409,7 @@ bool TrainingPage::openComparison(const QString &path)
     m_compareClear->setEnabled(!shown.isEmpty());
     updateProgress();
     scheduleReplot();
-    return ok;
+    return m_comparisonError.isEmpty();
 }
 
 void TrainingPage::clearComparison()
@@ -440,11 +441,6 @@ ComparedCurves TrainingPage::compared() const
 void TrainingPage::setRunControl(bool on)
 {
     m_withControl->setChecked(on);
-}
-
-bool TrainingPage::runsControl() const
-{
-    return m_withControl->isChecked();
 }
 
 void TrainingPage::updateRecipe()

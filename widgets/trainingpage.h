@@ -49,7 +49,6 @@ public:
     // With it on, an actor-critic training started here also runs its shuffled-advantage
     // control (`--control`, <name>-control.dl2ckpt) beside it, drawn as the comparison.
     void setRunControl(bool on);
-    bool runsControl() const;
     // Starts the short training the controls describe (or `request`); its checkpoint goes to
     // outputDirectory() unless the request names one.
     bool startTraining();
