@@ -360,6 +360,7 @@ int runSl(const QStringList &args)
     addCommonTrainOptions(p);
     p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf, optimus, best-config, or for dl2 a window teacher optimus-window-R or best-config-window-R, R = nocap, 0, 25, 50, 75, 100 (the base's allocation within dl2's window, see windowteacher.h) (default drf)."), opt("NAME"), opt("drf")});
     p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining."), opt("ORDER"), opt("auto")});
+    p.addOption({opt("no-window-shuffle"), opt("dl2: keep the window's rows in arrival order in the SL batches (the paper shuffles them for augmentation; default on).")});
     p.addOption({opt("labels"), opt("SL targets: sequence (the teacher's next task, default), set (uniform over every task its allocation still needs), multi (the same set, per-action binary cross-entropy) or wfirst (multi, a job's workers before its PSs)."), opt("KIND"), opt("sequence")});
     p.addOption({opt("init"), opt("Start from this checkpoint's weights (e.g. a previous SL run)."), opt("CKPT")});
     p.addOption({opt("dagger"), opt("Slot-level DAgger: after a pure-teacher phase the student acts on a fraction 1-beta of the training slots; the teacher labels every slot.")});
@@ -406,6 +407,7 @@ int runSl(const QStringList &args)
                 throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise/--best-setting-features/--window)");
             o.kind = readCheckpoint(o.init).spec.kind;
         }
+        o.shuffleWindow = !p.isSet(opt("no-window-shuffle"));
         o.dagger = p.isSet(opt("dagger"));
         o.daggerTasks = p.isSet(opt("dagger-tasks"));
         if (o.daggerTasks && (!o.dagger || (o.labels != "set" && o.labels != "multi")))
@@ -458,7 +460,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("exploration"), opt("Job-aware exploration rules: paper (default: the corrective task in poor states, with probability --epsilon) or reference (the authors' code: far more overrides)."), opt("RULES")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
     p.addOption({opt("importance-clip"), opt("Weight replayed/explored samples by pi/mu clipped to [0, X]; 0 (default) = full weight, as the reference."), opt("X")});
-    p.addOption({opt("decode"), opt("How the trained policy decides when deployed and validated: sample (default for dl2, as the reference) or greedy."), opt("MODE")});
+    p.addOption({opt("decode"), opt("How the trained policy decides when deployed and validated sample (default for dl2, as the reference) or greedy."), opt("MODE")});
     p.addOption({opt("reward"), opt("progress (reference) or unfinished (minus unfinished jobs per slot); default: dl2 progress, dl2-plus unfinished."), opt("KIND")});
     p.addOption({opt("algorithm"), opt("actor-critic (default, the paper's) or es (evolution strategies on the output layer of an --init policy, objective = the greedy policy's avg JCT; see core/learning/README.md)."), opt("NAME"), opt("actor-critic")});
     p.addOption({opt("es-pairs"), opt("es: antithetic direction pairs per iteration (default 8)."), opt("N")});

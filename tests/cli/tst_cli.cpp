@@ -418,6 +418,39 @@ private Q_SLOTS:
         QVERIFY2(init.err.contains("--window"), init.err.constData());
     }
 
+    // dl2 train sl --no-window-shuffle trains on the window rows in arrival order: the same
+    // seed then takes other steps than with the paper's shuffled rows, and the same again.
+    void trainNoWindowShuffle()
+    {
+        QTemporaryDir dir;
+        auto trainLosses = [&](bool shuffle, const char *name) {
+            const QString ckpt = dir.filePath(QLatin1String(name));
+            QStringList args{QStringLiteral("train"), QStringLiteral("sl"), QStringLiteral("--scenario"),
+                             QStringLiteral("dl2-small"), QStringLiteral("--teacher"), QStringLiteral("optimus"),
+                             QStringLiteral("--steps"), QStringLiteral("20"), QStringLiteral("--validate-every"),
+                             QStringLiteral("10"), QStringLiteral("--val-seeds"), QStringLiteral("100"),
+                             QStringLiteral("-o"), ckpt};
+            if (!shuffle)
+                args << QStringLiteral("--no-window-shuffle");
+            const Run r = dl2(args);
+            QFile csv(ckpt + QStringLiteral(".curves.csv"));
+            if (r.code != 0 || !csv.open(QIODevice::ReadOnly))
+                return QStringList{QString::fromUtf8(r.err)};
+            const QList<QByteArray> lines = csv.readAll().trimmed().split('\n');
+            const int column = int(lines.front().split(',').indexOf("train_loss"));
+            QStringList losses;
+            for (qsizetype i = 1; i < lines.size(); ++i)
+                losses << QString::fromUtf8(lines[i].split(',').value(column));
+            return losses;
+        };
+        const QStringList shuffled = trainLosses(true, "s.dl2ckpt");
+        const QStringList ordered = trainLosses(false, "o.dl2ckpt");
+        QCOMPARE(ordered.size(), 2);
+        QCOMPARE(shuffled.size(), 2);
+        QVERIFY2(ordered.back() != shuffled.back(), qPrintable(ordered.join(QLatin1Char(' '))));
+        QCOMPARE(trainLosses(false, "o2.dl2ckpt"), ordered);
+    }
+
     void versionAndHelp()
     {
         QCOMPARE(dl2({QStringLiteral("--version")}).code, 0);
