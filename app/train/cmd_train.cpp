@@ -460,9 +460,9 @@ int runRl(const QStringList &args)
     p.addOption({opt("exploration"), opt("Job-aware exploration rules: paper (default: the corrective task in poor states, with probability --epsilon) or reference (the authors' code: far more overrides)."), opt("RULES")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
     p.addOption({opt("importance-clip"), opt("Weight replayed/explored samples by pi/mu clipped to [0, X]; 0 (default) = full weight, as the reference."), opt("X")});
-    p.addOption({opt("decode"), opt("How the trained policy decides when deployed and validated sample (default for dl2, as the reference) or greedy."), opt("MODE")});
+    p.addOption({opt("decode"), opt("How the trained policy decides when deployed and validated (es: also while it is scored): sample (default for dl2 with the actor-critic, as the reference; es keeps the --init checkpoint's) or greedy."), opt("MODE")});
     p.addOption({opt("reward"), opt("progress (reference) or unfinished (minus unfinished jobs per slot); default: dl2 progress, dl2-plus unfinished."), opt("KIND")});
-    p.addOption({opt("algorithm"), opt("actor-critic (default, the paper's) or es (evolution strategies on the output layer of an --init policy, objective = the greedy policy's avg JCT; see core/learning/README.md)."), opt("NAME"), opt("actor-critic")});
+    p.addOption({opt("algorithm"), opt("actor-critic (default, the paper's) or es (evolution strategies on the output layer of an --init policy, objective = the avg JCT of the policy decoded as --decode says; see core/learning/README.md)."), opt("NAME"), opt("actor-critic")});
     p.addOption({opt("es-pairs"), opt("es: antithetic direction pairs per iteration (default 8)."), opt("N")});
     p.addOption({opt("es-traces"), opt("es: training traces per iteration (default 4)."), opt("N")});
     p.addOption({opt("es-sigma"), opt("es: perturbation scale (default 0.1)."), opt("X")});

@@ -1,13 +1,15 @@
 // RL fine-tuning by evolution strategies (RlOptions::algorithm == "es"); see rltrainer.h.
 //
-// The greedy policy's output layer is moved along a low-dimensional set of coordinates
-// (RlOptions::esScope, see coordinates()): each iteration draws `esPairs` Gaussian directions, runs the greedy policy at
+// The policy's output layer is moved along a low-dimensional set of coordinates
+// (RlOptions::esScope, see coordinates()): each iteration draws `esPairs` Gaussian directions, runs the policy at
 // theta + sigma e and theta - sigma e on the same `esTraces` training traces (common random
-// numbers: the simulator is deterministic), turns the 2 x pairs mean avg JCTs into centred
+// numbers: the simulator is deterministic, and a sampling policy draws from the same seeded
+// stream in every member), turns the 2 x pairs mean avg JCTs into centred
 // ranks, and takes an Adam step on the rank-weighted sum of the directions (Salimans et al.,
 // 2017, "Evolution Strategies as a Scalable Alternative to Reinforcement Learning"). The
-// objective is exactly what evaluation measures (average JCT of the greedy policy), so there is
-// no sampled-vs-greedy gap and no credit assignment across a slot's hundreds of decisions.
+// policy decodes as deployed (RlOptions::decode, else as the --init checkpoint says), so the
+// objective is exactly what evaluation measures, with no credit assignment across a slot's
+// hundreds of decisions.
 // The policies run on the torch-free PolicyNetwork; libtorch only writes the checkpoint.
 // Distributed (RlOptions::comm): every rank draws the same directions and runs its share of the
 // (member, trace) simulations; the results are summed across ranks (each entry has exactly
@@ -93,6 +95,15 @@ std::vector<Coordinate> coordinates(const PolicySpec &spec, const ParameterSet &
     return out;
 }
 
+// The starting checkpoint, decoding as `decode` says when given (written into the result).
+Checkpoint startingPoint(const RlOptions &o)
+{
+    Checkpoint c = readCheckpoint(o.init, o.kind);
+    if (o.decode)
+        c.spec.decode = *o.decode;
+    return c;
+}
+
 std::shared_ptr<const ParameterSet> moved(const ParameterSet &base,
                                           const std::vector<Coordinate> &coords,
                                           const std::vector<double> &theta)
@@ -165,7 +176,7 @@ private:
 EvolutionStrategies::EvolutionStrategies(const RlOptions &options)
     : o(options), m_scenario(scenarioByName(o.scenario)),
       m_profiles(o.profiles ? *o.profiles : ProfileSet::reference()),
-      m_init(readCheckpoint(o.init, o.kind)), m_spec(m_init.spec), m_base(*m_init.parameters),
+      m_init(startingPoint(o)), m_spec(m_init.spec), m_base(*m_init.parameters),
       m_coords(coordinates(m_spec, m_base, o.esScope)), D(m_coords.size()),
       m_threads(std::max(1, o.threads)), m_pool(m_threads), m_comm(o.comm.get()), m_theta(D, 0.0), m_m(D, 0.0),
       m_v(D, 0.0), m_rng(o.seed * 15485863 + 7), m_nextSeed(o.trainSeedBase)

@@ -208,6 +208,46 @@ private Q_SLOTS:
             QCOMPARE(one.curve[i].validationAvgJct, r.curve[i].validationAvgJct);
     }
 
+    // ES scores the policy as it will be deployed: --decode (here greedy, from a sampling
+    // checkpoint) decides how every member and the validation decode, and the result says so;
+    // without it the checkpoint's own decoding is kept.
+    void esDecodesAsTold()
+    {
+        QTemporaryDir dir;
+        const PolicySpec sampling = smallDl2();
+        const ParameterSet start = initialParameters(sampling, 7);
+        const std::string init = writeStart(dir, "start.dl2ckpt", sampling, start);
+        PolicySpec greedy = sampling;
+        greedy.decode = Decode::Greedy;
+        const auto params = std::make_shared<const ParameterSet>(start);
+        const Scenario small = scenarioByName("dl2-small");
+        const double sampled = evaluatePolicy(small, sampling, params, {100}, 1);
+        const double argmax = evaluatePolicy(small, greedy, params, {100}, 1);
+        QVERIFY2(sampled != argmax, "the two decodings must differ for this test to mean anything");
+
+        auto run = [&](std::optional<Decode> decode, const char *name) {
+            RlOptions o;
+            o.algorithm = "es";
+            o.scenario = "dl2-small";
+            o.init = init;
+            o.kind = PolicyKind::Dl2;
+            o.decode = decode;
+            o.esPairs = 1;
+            o.esTraces = 1;
+            o.steps = 1;
+            o.validateEvery = 1;
+            o.validationSeeds = {100};
+            o.output = dir.path().toStdString() + "/" + name;
+            return RlTrainer(o).run();
+        };
+        const TrainResult asTold = run(Decode::Greedy, "greedy.dl2ckpt");
+        QCOMPARE(asTold.curve.front().validationAvgJct, argmax);
+        QCOMPARE(readCheckpoint(asTold.checkpoint).spec.decode, Decode::Greedy);
+        const TrainResult asSaved = run(std::nullopt, "kept.dl2ckpt");
+        QCOMPARE(asSaved.curve.front().validationAvgJct, sampled);
+        QCOMPARE(readCheckpoint(asSaved.checkpoint).spec.decode, Decode::Sample);
+    }
+
     void esNeedsAnInitialPolicyAndAKnownScope()
     {
         RlOptions o;
