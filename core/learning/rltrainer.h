@@ -113,7 +113,7 @@ struct RlOptions
     double klWeight = 0.0;        // trust region around the starting policy (0 = none)
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;
-    std::optional<Decode> decode; // of the trained policy; default: dl2 sample, dl2-plus as loaded
+    std::optional<Decode> decode; // of the trained policy; default: dl2 sample, dl2-plus and es as loaded
     ReplayMode replay = ReplayMode::Uniform;
     std::optional<bool> unfinishedJobsReward; // default: dl2-plus yes, dl2 no (reference reward)
     std::vector<std::string> ablations;      // no-value, no-exploration, no-replay, per-action-reward

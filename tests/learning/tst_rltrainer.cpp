@@ -209,8 +209,8 @@ private Q_SLOTS:
     }
 
     // ES scores the policy as it will be deployed: --decode (here greedy, from a sampling
-    // checkpoint) decides how every member and the validation decode, and the result says so;
-    // without it the checkpoint's own decoding is kept.
+    // checkpoint) decides how the validation decodes (the members share its spec), and the
+    // result says so; without it the checkpoint's own decoding is kept.
     void esDecodesAsTold()
     {
         QTemporaryDir dir;
