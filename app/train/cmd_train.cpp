@@ -408,6 +408,8 @@ int runSl(const QStringList &args)
             o.kind = readCheckpoint(o.init).spec.kind;
         }
         o.shuffleWindow = !p.isSet(opt("no-window-shuffle"));
+        if (!o.shuffleWindow && o.kind != PolicyKind::Dl2)
+            throw Error("--no-window-shuffle: only for --policy dl2 (dl2-plus has no window rows)");
         o.dagger = p.isSet(opt("dagger"));
         o.daggerTasks = p.isSet(opt("dagger-tasks"));
         if (o.daggerTasks && (!o.dagger || (o.labels != "set" && o.labels != "multi")))

@@ -419,7 +419,8 @@ private Q_SLOTS:
     }
 
     // dl2 train sl --no-window-shuffle trains on the window rows in arrival order: the same
-    // seed then takes other steps than with the paper's shuffled rows, and the same again.
+    // seed then takes other steps than with the paper's shuffled rows, and the same again;
+    // refused for dl2-plus, which has no window rows.
     void trainNoWindowShuffle()
     {
         QTemporaryDir dir;
@@ -449,6 +450,14 @@ private Q_SLOTS:
         QCOMPARE(shuffled.size(), 2);
         QVERIFY2(ordered.back() != shuffled.back(), qPrintable(ordered.join(QLatin1Char(' '))));
         QCOMPARE(trainLosses(false, "o2.dl2ckpt"), ordered);
+
+        const Run plus = dl2({QStringLiteral("train"), QStringLiteral("sl"), QStringLiteral("--scenario"),
+                              QStringLiteral("dl2-small"), QStringLiteral("--policy"), QStringLiteral("dl2-plus"),
+                              QStringLiteral("--no-window-shuffle"), QStringLiteral("-o"),
+                              dir.filePath(QStringLiteral("p.dl2ckpt"))});
+        QVERIFY(plus.code != 0);
+        QVERIFY2(plus.err.contains("--no-window-shuffle: only for --policy dl2"), plus.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("p.dl2ckpt"))));
     }
 
     void versionAndHelp()
