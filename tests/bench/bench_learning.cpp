@@ -82,9 +82,9 @@ constexpr const char *kUsage =
     "         the window teachers: what dl2 can reach within its own rules (and wider windows);\n"
     "         --rollout adds the best teacher improved by clairvoyant rollout (about 10 min)\n"
     "       bench_learning --credit-signal [--init CKPT] [--slots N]\n"
+    "         how much one slot's allocation tells about the JCT still to come\n"
     "       bench_learning --imitation-gap --init CKPT\n"
     "         a dl2 student against its window teacher: allocations compared, mixed replays\n"
-    "         how much one slot's allocation tells about the JCT still to come\n"
     "Without --init, the RL modes first train the paper's warm-up (SL on DRF, 300 steps).\n"
     "Every mode writes its figures to --json FILE as well.\n";
 

@@ -108,6 +108,10 @@ QJsonObject imitationGap(const std::string &checkpoint)
     config.scenario = "dl2-reference";
     config.checkpoint = checkpoint;
     config.decode = "greedy";
+    registerWindowTeachers();
+    SchedulerConfig teacherConfig; // the teacher SL uses for this student: its window
+    teacherConfig.scenario = "dl2-reference";
+    teacherConfig.window = window;
     const int firstSeed = 100, lastSeed = 109;
     // Plays validation trace `seed`: each slot the student and the teacher act on copies of
     // the simulator, and `next` makes the slot's outcome from the state before and the two.
@@ -116,14 +120,14 @@ QJsonObject imitationGap(const std::string &checkpoint)
                                          const Simulator &teacher)>;
     const auto play = [&](int seed, const Next &next) {
         const auto student = makeScheduler("dl2", config);
-        WindowTeacher teacher(window, 0.25, "best-config-window-25", "best-config");
+        const auto teacher = makeScheduler("best-config-window-25", teacherConfig);
         student->reset();
-        teacher.reset();
+        teacher->reset();
         Simulator sim(sc.cluster, profiles, sc.trace(profiles, std::uint64_t(seed)), sc.simulation);
         while (!sim.done()) {
             Simulator s = sim, t = sim;
             s.step(*student);
-            t.step(teacher);
+            t.step(*teacher);
             sim = next(sim, s, t);
         }
         return sim.result().avgJct / (lastSeed - firstSeed + 1);
