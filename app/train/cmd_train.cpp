@@ -361,6 +361,7 @@ int runSl(const QStringList &args)
     p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf, optimus, best-config, or for dl2 a window teacher optimus-window-R or best-config-window-R, R = nocap, 0, 25, 50, 75, 100 (the base's allocation within dl2's window, see windowteacher.h) (default drf)."), opt("NAME"), opt("drf")});
     p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining."), opt("ORDER"), opt("auto")});
     p.addOption({opt("no-window-shuffle"), opt("dl2: train on the window's rows in arrival order (by default they are shuffled in every batch, the paper's augmentation).")});
+    p.addOption({opt("tie-window"), opt("dl2: tie the network's weights across the window positions for the first N updates (or 'all'), so every position learns the same per-job function; the network stays the paper's flat one and trains freely afterwards (default: never)."), opt("N")});
     p.addOption({opt("labels"), opt("SL targets: sequence (the teacher's next task, default), set (uniform over every task its allocation still needs), multi (the same set, per-action binary cross-entropy) or wfirst (multi, a job's workers before its PSs)."), opt("KIND"), opt("sequence")});
     p.addOption({opt("init"), opt("Start from this checkpoint's weights (e.g. a previous SL run)."), opt("CKPT")});
     p.addOption({opt("dagger"), opt("Slot-level DAgger: after a pure-teacher phase the student acts on a fraction 1-beta of the training slots; the teacher labels every slot.")});
@@ -410,6 +411,13 @@ int runSl(const QStringList &args)
         o.shuffleWindow = !p.isSet(opt("no-window-shuffle"));
         if (!o.shuffleWindow && o.kind != PolicyKind::Dl2)
             throw Error("--no-window-shuffle: only for --policy dl2 (dl2-plus has no window rows)");
+        if (p.isSet(opt("tie-window"))) {
+            if (o.kind != PolicyKind::Dl2)
+                throw Error("--tie-window: only for --policy dl2 (dl2-plus shares its job network already)");
+            o.tieWindowSteps = p.value(opt("tie-window")) == opt("all")
+                                   ? -1
+                                   : parsePositiveInt(p, opt("tie-window"), 1, 100000000);
+        }
         o.dagger = p.isSet(opt("dagger"));
         o.daggerTasks = p.isSet(opt("dagger-tasks"));
         if (o.daggerTasks && (!o.dagger || (o.labels != "set" && o.labels != "multi")))

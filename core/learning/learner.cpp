@@ -8,7 +8,9 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cmath>
+#include <map>
 #include <mutex>
 #include <sstream>
 
@@ -230,6 +232,94 @@ std::vector<torch::Tensor> valueParameters(ActorCritic &m)
     return m->spec.kind == PolicyKind::Dl2 ? m->flatValue->parameters() : m->setValue->parameters();
 }
 
+// Weights of the flat dl2 policy tied across window positions (Learner::setTiedWindow).
+// Every unit of a layer is either a position's own (hidden layers: the first J x u units,
+// u = hidden / J, position k owning units k u .. k u + u - 1; inputs: position k's features;
+// outputs: position k's worker, PS and bundle) or global (the other hidden units; the stop
+// output). An entry's class is what a permutation of the positions leaves it: position to
+// same position (by offsets), position to other position, position to global and global to
+// position (by offsets), global to global (its own). Entries of a class share one value,
+// which makes the network permutation-equivariant (a DeepSets layer written as a flat one).
+struct TieClasses
+{
+    torch::Tensor ids;    // class of each entry (flattened), int64
+    torch::Tensor counts; // entries per class, float
+    torch::Tensor first;  // an entry of each class
+    torch::Tensor stepScale; // per entry: 1, or 1 / the positions a pooled weight sums over
+    std::vector<int> kind; // per class: 0 same position, 1 other position, 2 global to
+                           // position, 3 position to global, 4 global to global, 5 and 6 biases
+    std::int64_t classes = 0;
+};
+
+struct UnitLayout
+{
+    int positions = 0, perPosition = 0;
+    // (position or -1 for global, offset within the position's units or among the globals)
+    std::pair<int, int> of(int unit) const
+    {
+        if (unit < positions * perPosition)
+            return {unit / perPosition, unit % perPosition};
+        return {-1, unit - positions * perPosition};
+    }
+};
+
+TieClasses tieClasses(const UnitLayout &out, const UnitLayout *in, std::int64_t inSize, std::int64_t outSize)
+{
+    TieClasses t;
+    std::map<std::array<int, 3>, std::int64_t> index;
+    std::vector<std::int64_t> ids, first;
+    auto classOf = [&](std::array<int, 3> key, std::int64_t entry) {
+        auto [it, fresh] = index.emplace(key, std::int64_t(index.size()));
+        if (fresh) {
+            t.kind.push_back(key[0]);
+            first.push_back(entry);
+        }
+        return it->second;
+    };
+    for (int o = 0; o < int(outSize); ++o) {
+        const auto [po, oo] = out.of(o);
+        if (!in) { // bias
+            ids.push_back(classOf(po >= 0 ? std::array{5, oo, 0} : std::array{6, o, 0}, o));
+            continue;
+        }
+        for (int i = 0; i < int(inSize); ++i) {
+            const auto [pi, io] = in->of(i);
+            const std::int64_t entry = std::int64_t(o) * inSize + i;
+            if (po >= 0 && pi >= 0)
+                ids.push_back(classOf({po == pi ? 0 : 1, oo, io}, entry));
+            else if (po >= 0)
+                ids.push_back(classOf({2, oo, io}, entry));
+            else if (pi >= 0)
+                ids.push_back(classOf({3, oo, io}, entry));
+            else
+                ids.push_back(classOf({4, o, i}, entry));
+        }
+    }
+    t.classes = std::int64_t(index.size());
+    t.ids = torch::tensor(ids, torch::kInt64);
+    t.first = torch::tensor(first, torch::kInt64);
+    t.counts = torch::zeros({t.classes}).index_add_(0, t.ids, torch::ones({std::int64_t(ids.size())}));
+    // A weight shared by the positions a unit pools over moves its pre-activation by that
+    // many times Adam's step: its steps are scaled down by as much.
+    std::vector<float> scale(ids.size(), 1.0f);
+    for (size_t e = 0; e < ids.size(); ++e) {
+        const int kind = t.kind[size_t(ids[e])];
+        if (kind == 1 && out.positions > 1)
+            scale[e] = 1.0f / float(out.positions - 1);
+        else if (kind == 3)
+            scale[e] = 1.0f / float(in->positions);
+    }
+    t.stepScale = torch::tensor(scale);
+    return t;
+}
+
+// The mean of each class, written back to its entries.
+torch::Tensor classMeans(const TieClasses &t, const torch::Tensor &v)
+{
+    const auto sums = torch::zeros({t.classes}).index_add_(0, t.ids, v.reshape({-1}));
+    return (sums / t.counts).index_select(0, t.ids).view_as(v);
+}
+
 // Permutes the entries of `v` where `where` is 1 among themselves, in the order `perm`
 // visits them.
 torch::Tensor shuffledAmong(const torch::Tensor &v, const torch::Tensor &where, const torch::Tensor &perm)
@@ -309,6 +399,29 @@ struct Learner::Impl
     bool multiLabel = false;
     GradientReducer reducer;
     ActorCritic reference{nullptr}; // frozen policy of the KL trust region
+    bool tied = false;              // setTiedWindow
+    std::vector<TieClasses> tie;    // per policy parameter, in registration order
+
+    // The policy optimizer's step; while tied, on the class means of the gradients (so
+    // tied weights stay tied), with the pooled weights' steps scaled (TieClasses::stepScale).
+    void tiedStep()
+    {
+        if (!tied) {
+            optimizer->step();
+            return;
+        }
+        torch::NoGradGuard guard;
+        auto params = policyParameters(model);
+        std::vector<torch::Tensor> before;
+        for (size_t k = 0; k < params.size(); ++k) {
+            if (params[k].grad().defined())
+                params[k].mutable_grad().copy_(classMeans(tie[k], params[k].grad()));
+            before.push_back(params[k].clone());
+        }
+        optimizer->step();
+        for (size_t k = 0; k < params.size(); ++k)
+            params[k].copy_(before[k] + (params[k] - before[k]) * tie[k].stepScale.view_as(params[k]));
+    }
 
     // Replaces the gradients of `params` by the reducer's average (no-op in one process).
     void reduce(const std::vector<torch::Tensor> &params)
@@ -394,6 +507,50 @@ Learner::~Learner() = default;
 
 void Learner::setSlMultiLabel(bool on) { m_impl->multiLabel = on; }
 
+void checkTiedWindow(const PolicySpec &s)
+{
+    if (s.kind != PolicyKind::Dl2 || s.window <= 0)
+        throw Error("tied window: only for the dl2 network");
+    if (s.hidden1 < s.window || s.hidden2 < s.window)
+        throw Error("tied window: the hidden layers (" + std::to_string(s.hidden1) + ", " +
+                    std::to_string(s.hidden2) + ") need at least one unit per window position (" +
+                    std::to_string(s.window) + ")");
+}
+
+void Learner::setTiedWindow(bool on)
+{
+    auto &m = *m_impl;
+    if (on && m.tie.empty()) {
+        const PolicySpec &s = m.spec;
+        checkTiedWindow(s);
+        const int J = s.window, d = s.jobDim();
+        const UnitLayout input{J, d}, h1{J, s.hidden1 / J}, h2{J, s.hidden2 / J}, out{J, 3};
+        m.tie = {tieClasses(h1, &input, J * d, s.hidden1), tieClasses(h1, nullptr, 0, s.hidden1),
+                 tieClasses(h2, &h1, s.hidden1, s.hidden2), tieClasses(h2, nullptr, 0, s.hidden2),
+                 tieClasses(out, &h2, s.hidden2, s.actionDim()), tieClasses(out, nullptr, 0, s.actionDim())};
+        // Untied weights (a fresh network) start from one entry of each class; the weights
+        // between different positions start at 0 and a global unit's pooled weights are scaled
+        // by 1 / sqrt(J), so the layers keep the scale of the default initialisation. Weights
+        // that are already tied (a tied checkpoint) are kept.
+        torch::NoGradGuard guard;
+        auto params = policyParameters(m.model);
+        for (size_t k = 0; k < params.size(); ++k) {
+            const TieClasses &t = m.tie[k];
+            if (torch::allclose(classMeans(t, params[k]), params[k]))
+                continue;
+            auto rep = params[k].reshape({-1}).index_select(0, t.first).clone();
+            for (std::int64_t c = 0; c < t.classes; ++c) {
+                if (t.kind[size_t(c)] == 1)
+                    rep[c] = 0.0f;
+                else if (t.kind[size_t(c)] == 3)
+                    rep[c] = rep[c] / std::sqrt(float(J));
+            }
+            params[k].copy_(rep.index_select(0, t.ids).view_as(params[k]));
+        }
+    }
+    m.tied = on;
+}
+
 void Learner::setGradientReducer(GradientReducer reducer) { m_impl->reducer = std::move(reducer); }
 
 const PolicySpec &Learner::spec() const { return m_impl->spec; }
@@ -437,7 +594,7 @@ double Learner::slUpdate(const std::vector<const Sample *> &samples)
     m_impl->optimizer->zero_grad();
     loss.backward();
     m_impl->reduce(policyParameters(m_impl->model));
-    m_impl->optimizer->step();
+    m_impl->tiedStep();
     return loss.item<double>();
 }
 

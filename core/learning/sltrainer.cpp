@@ -271,6 +271,8 @@ void Imitation::loadNetworks()
         throw Error("unknown SL labels '" + o.labels + "' (known: sequence, set, multi, wfirst)");
     m_recorderLabels = o.labels == "multi" ? "set" : o.labels;
     m_learner->setSlMultiLabel(o.labels == "multi" || o.labels == "wfirst");
+    if (o.tieWindowSteps != 0)
+        checkTiedWindow(m_spec);
 }
 
 // The teacher's samples on the first validation seeds (loss and agreement), the agreement of
@@ -438,6 +440,8 @@ TrainResult Imitation::train(const TrainProgress &progress, const std::atomic<bo
             break;
         }
         scheduleDagger(step);
+        if (o.tieWindowSteps != 0)
+            m_learner->setTiedWindow(o.tieWindowSteps < 0 || step <= o.tieWindowSteps);
         lossSum += updateOnce();
         ++lossCount;
         const bool validate = step % o.validateEvery == 0 || step == o.steps;

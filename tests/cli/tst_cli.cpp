@@ -460,6 +460,32 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("p.dl2ckpt"))));
     }
 
+    // `--tie-window`: refused where it cannot apply, with the option named, before anything
+    // is written.
+    void trainTieWindowRefusals()
+    {
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("t.dl2ckpt"));
+        const auto refused = [&](const QStringList &extra, const char *message) {
+            QStringList args{QStringLiteral("train"), QStringLiteral("sl"), QStringLiteral("--scenario"),
+                             QStringLiteral("dl2-small"), QStringLiteral("--steps"), QStringLiteral("2"),
+                             QStringLiteral("--val-seeds"), QStringLiteral("100"), QStringLiteral("-o"), out};
+            const Run r = dl2(args + extra);
+            QVERIFY2(r.code != 0, qPrintable(extra.join(QLatin1Char(' '))));
+            QVERIFY2(r.err.contains(message), r.err.constData());
+            QVERIFY(!QFile::exists(out));
+        };
+        refused({QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--tie-window"),
+                 QStringLiteral("all")},
+                "--tie-window: only for --policy dl2");
+        refused({QStringLiteral("--tie-window"), QStringLiteral("0")}, "--tie-window");
+        refused({QStringLiteral("--tie-window"), QStringLiteral("some")}, "--tie-window");
+        // 20 window positions and 16 hidden units: not one unit per position.
+        refused({QStringLiteral("--tie-window"), QStringLiteral("all"), QStringLiteral("--hidden"),
+                 QStringLiteral("16,16")},
+                "need at least one unit per window position (20)");
+    }
+
     void versionAndHelp()
     {
         QCOMPARE(dl2({QStringLiteral("--version")}).code, 0);
