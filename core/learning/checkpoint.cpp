@@ -176,6 +176,9 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_control(info.control);
     h->set_exploration(info.exploration);
     h->set_task_credit(info.taskCredit);
+    h->set_sl_labels(info.slLabels);
+    h->set_teacher_order(info.teacherOrder);
+    h->set_tie_window_steps(info.tieWindowSteps);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -322,6 +325,9 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.control = h.control();
     i.exploration = h.exploration();
     i.taskCredit = h.task_credit();
+    i.slLabels = h.sl_labels();
+    i.teacherOrder = h.teacher_order();
+    i.tieWindowSteps = h.tie_window_steps();
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();

@@ -71,6 +71,9 @@ struct TrainingInfo
     bool control = false; // a shuffled-advantage control run
     std::string exploration; // trainer "rl": job-aware rules, "paper" or "reference"
     std::string taskCredit;  // trainer "rl", credit "split": "progress" or "remaining"
+    std::string slLabels;     // trainer "sl": SlOptions::labels (empty: a file from before)
+    std::string teacherOrder; // trainer "sl": SlOptions::teacherOrder
+    long long tieWindowSteps = 0; // trainer "sl": SlOptions::tieWindowSteps
     long long step = 0;
     double validationAvgJct = 0.0;
     std::uint64_t seed = 0;

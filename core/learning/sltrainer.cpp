@@ -239,6 +239,9 @@ Imitation::Imitation(const SlOptions &options)
     info.batchSize = o.batchSize;
     info.bufferSize = o.bufferSize;
     info.seed = o.seed;
+    info.slLabels = o.labels;
+    info.teacherOrder = o.teacherOrder;
+    info.tieWindowSteps = o.tieWindowSteps;
     m_writer.emplace(o.output, m_spec, std::move(info), m_world, o.saveOptimizer, !m_resumed);
 }
 

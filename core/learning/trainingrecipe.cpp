@@ -21,6 +21,16 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
                 {key("es_scope"), text(t.esScope, "head")},
                 lr,
                 seed};
+    if (t.trainer == "sl" && !t.slLabels.empty()) // files from before 2026-12-04 lack these
+        return {{key("labels"), text(t.slLabels)},
+                {key("teacher_order"), text(t.teacherOrder)},
+                {key("tie_window"), t.tieWindowSteps < 0    ? QJsonValue(key("all"))
+                                    : t.tieWindowSteps == 0 ? QJsonValue(key("never"))
+                                                            : QJsonValue(qint64(t.tieWindowSteps))},
+                lr,
+                seed,
+                batch,
+                buffer};
     if (t.trainer != "rl")
         return {lr, seed, batch, buffer};
     // What tells actor-critic runs apart first, then the settings rarely changed.
