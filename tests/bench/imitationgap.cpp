@@ -11,7 +11,8 @@
 // as dl2 places them (FixedAllocation): the student's own, the teacher's, the student's workers with
 // the teacher's PSs, the teacher's workers with the student's PSs, and the student's with its
 // PSs beyond the teacher's taken away. How far each mix moves the JCT from the student's
-// towards the teacher's says which of the student's decisions the gap is in.
+// towards the teacher's says which of the student's decisions the gap is in. The most
+// frequent differences in the window are also listed by model, with both allocations.
 
 #include "imitationgap.h"
 
@@ -24,6 +25,9 @@
 #include "simulator.h"
 #include "windowteacher.h"
 
+#include <QJsonArray>
+
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -135,6 +139,7 @@ QJsonObject imitationGap(const std::string &checkpoint)
 
     // The student's own slots against the teacher's on a copy of each.
     std::map<std::string, long> classes;
+    std::map<std::string, long> differences; // "model: teacher (w, p), student (w, p)"
     long jobSlots = 0;
     double studentJct = 0.0;
     for (int seed = firstSeed; seed <= lastSeed; ++seed)
@@ -144,6 +149,10 @@ QJsonObject imitationGap(const std::string &checkpoint)
                 const JobState &a = s.jobs()[i], &b = t.jobs()[i];
                 if (a.workers + a.ps + b.workers + b.ps == 0)
                     continue;
+                if (rank < window && (a.workers != b.workers || a.ps != b.ps))
+                    ++differences[profiles[size_t(a.type)].name + ": teacher (" + std::to_string(b.workers) +
+                                  ", " + std::to_string(b.ps) + "), student (" + std::to_string(a.workers) +
+                                  ", " + std::to_string(a.ps) + ")"];
                 ++classes[(rank++ < window ? "window: " : "behind: ") + classify(a, b, sc.simulation)];
                 ++jobSlots;
             }
@@ -162,6 +171,21 @@ QJsonObject imitationGap(const std::string &checkpoint)
         shares[QString::fromStdString(name)] = double(n) / double(jobSlots);
     }
     out[QStringLiteral("classes")] = shares;
+    std::vector<std::pair<long, std::string>> byCount;
+    for (const auto &[what, n] : differences)
+        byCount.emplace_back(n, what);
+    std::sort(byCount.begin(), byCount.end(), [](const auto &x, const auto &y) {
+        return x.first != y.first ? x.first > y.first : x.second < y.second;
+    });
+    byCount.resize(std::min<size_t>(byCount.size(), 10));
+    std::printf("most frequent differences in the window (workers, PSs), share of allocated job-slots:\n");
+    QJsonArray frequent;
+    for (const auto &[n, what] : byCount) {
+        std::printf("  %-55s %6.2f %%\n", what.c_str(), 100.0 * double(n) / double(jobSlots));
+        frequent.append(QJsonObject{{QStringLiteral("difference"), QString::fromStdString(what)},
+                                    {QStringLiteral("share"), double(n) / double(jobSlots)}});
+    }
+    out[QStringLiteral("frequent_differences")] = frequent;
 
     // Replays with mixed allocations: the slot before the two acted, given the mix.
     std::printf("replayed with allocations mixed from the two (a bundle for every job first, then "
