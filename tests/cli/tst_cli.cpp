@@ -484,6 +484,16 @@ private Q_SLOTS:
         refused({QStringLiteral("--tie-window"), QStringLiteral("all"), QStringLiteral("--hidden"),
                  QStringLiteral("16,16")},
                 "need at least one unit per window position (20)");
+
+        // The shipped window-60 policy was trained tied; its file says so.
+        const Run show = dl2({QStringLiteral("policy"), QStringLiteral("show"),
+                              QStringLiteral("dl2-reference-window60")});
+        QCOMPARE(show.code, 0);
+        const QJsonObject training =
+            QJsonDocument::fromJson(show.out).object()[QStringLiteral("training")].toObject();
+        QCOMPARE(training[QStringLiteral("tie_window")].toString(), u"all"_qs);
+        QCOMPARE(training[QStringLiteral("labels")].toString(), u"set"_qs);
+        QCOMPARE(training[QStringLiteral("teacher_order")].toString(), u"share"_qs);
     }
 
     void versionAndHelp()
