@@ -41,9 +41,13 @@ QStringList TrainingRequest::arguments() const
         if (window > 0 && policy == QLatin1String("dl2"))
             a << QStringLiteral("--window") << QString::number(window);
     }
-    if (algorithm == QLatin1String("sl"))
+    if (algorithm == QLatin1String("sl")) {
         a << QStringLiteral("--teacher") << teacher;
-    else {
+        if (labels != QLatin1String("sequence"))
+            a << QStringLiteral("--labels") << labels;
+        if (tieWindow && init.isEmpty() && policy == QLatin1String("dl2"))
+            a << QStringLiteral("--tie-window") << QStringLiteral("all");
+    } else {
         a << QStringLiteral("--exploration") << exploration;
         if (taskCredit != QLatin1String("progress"))
             a << QStringLiteral("--task-credit") << taskCredit;

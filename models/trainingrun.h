@@ -20,6 +20,12 @@ struct TrainingRequest
     QString policy = QStringLiteral("dl2");    // fresh networks: dl2 or dl2-plus
     QString init;                              // checkpoint to start from (optional)
     QString teacher = QStringLiteral("optimus"); // sl
+    // sl: the targets ("sequence", the teacher's next task; "set", every task its allocation
+    // still needs; "multi", the same as per-task binary ones); passed only when not the default.
+    QString labels = QStringLiteral("sequence");
+    // sl, dl2, fresh network: the network's weights tied across the window positions
+    // (`--tie-window all`), so every position learns the same per-job rule.
+    bool tieWindow = false;
     // dl2, fresh network: the window J (jobs the network sees; the window teachers use the
     // same J); 0 = the scenario's. A checkpoint (init) brings its own.
     int window = 0;

@@ -201,6 +201,21 @@ QWidget *TrainingPage::buildControls()
         tr("The scheduler the SL warm-up imitates. The window teachers (dl2 only) allocate like "
            "their base scheduler within dl2's window of J jobs, which a dl2 network can copy; "
            "best-config-window-25 taught the shipped dl2 policies"));
+    m_labels = new QComboBox(train);
+    m_labels->setObjectName(QStringLiteral("trainingLabels"));
+    m_labels->addItem(tr("next task (paper)"), QStringLiteral("sequence"));
+    m_labels->addItem(tr("needed tasks"), QStringLiteral("set"));
+    m_labels->addItem(tr("needed tasks, yes/no"), QStringLiteral("multi"));
+    m_labels->setToolTip(
+        tr("What SL teaches at each decision: the task the teacher added next (the paper), or "
+           "any task its allocation still needs, the order among jobs left free (--labels set; "
+           "multi: one yes/no per task). The window teachers are taught with set or multi."));
+    m_tieWindow = new QCheckBox(tr("tied"), train);
+    m_tieWindow->setObjectName(QStringLiteral("trainingTieWindow"));
+    m_tieWindow->setToolTip(
+        tr("SL for a fresh dl2 network: every window position shares its weights while it "
+           "learns (--tie-window all), so each learns the same per-job rule instead of its own. "
+           "The network is still the paper's; the shipped window-60 policy was trained so."));
     m_window = new QSpinBox(train);
     m_window->setObjectName(QStringLiteral("trainingWindow"));
     m_window->setRange(0, 1024);
@@ -254,6 +269,8 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Policy"), m_policy);
     form->addRow(tr("Window"), m_window);
     form->addRow(tr("Teacher"), m_teacher);
+    form->addRow(tr("Labels"), m_labels);
+    form->addRow(tr("Window weights"), m_tieWindow);
     form->addRow(tr("Exploration"), m_exploration);
     form->addRow(tr("Credit a task by"), m_taskCredit);
     form->addRow(tr("Start from"), initRow);
@@ -520,6 +537,8 @@ bool TrainingPage::startTraining()
     r.algorithm = algorithm == QLatin1String("sl") ? QStringLiteral("sl") : QStringLiteral("rl");
     r.scenario = m_scenario->currentText();
     r.teacher = m_teacher->currentText();
+    r.labels = m_labels->currentData().toString();
+    r.tieWindow = m_tieWindow->isChecked() && m_tieWindow->isEnabled();
     r.exploration = m_exploration->currentData().toString();
     r.taskCredit = m_taskCredit->currentData().toString();
     r.policy = m_policy->currentText();
@@ -721,6 +740,9 @@ void TrainingPage::updateControls()
     const bool fresh = pipeline || m_init->text().trimmed().isEmpty();
     m_policy->setEnabled(!running && fresh);
     m_window->setEnabled(!running && fresh && m_policy->currentText() == QLatin1String("dl2"));
+    m_labels->setEnabled(algorithm != QLatin1String("rl") && !running);
+    m_tieWindow->setEnabled(algorithm != QLatin1String("rl") && !running && fresh &&
+                            m_policy->currentText() == QLatin1String("dl2"));
     updateWindowChoices();
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,
                                                        m_validateEvery, m_seeds})

@@ -56,7 +56,12 @@ void fitY(Plot *p, double lo, double hi, bool fromZero)
     }
     if (fromZero)
         lo = std::min(0.0, lo);
-    const double pad = std::max(1e-9, (hi - lo) * 0.08);
+    // A flat series (one validation so far) gets a range around its value, not one so
+    // narrow that every tick reads the same number.
+    const double span = hi - lo;
+    const double pad = span > 1e-9 * std::max(1.0, std::abs(hi)) ? span * 0.08
+                       : hi != 0.0                               ? 0.05 * std::abs(hi)
+                                                                 : 1.0;
     p->yAxis->setRange(fromZero && lo >= 0 ? 0.0 : lo - pad, hi + pad);
 }
 

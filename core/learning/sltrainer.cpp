@@ -261,6 +261,11 @@ void Imitation::loadNetworks()
         m_resumed = m_initCheckpoint->info.resume;
     } else if (!o.init.empty()) {
         m_initCheckpoint = readCheckpoint(o.init);
+        // Tying a network that learned untied would start it again from one entry of each
+        // class: its training would be lost.
+        if (o.tieWindowSteps != 0 && m_initCheckpoint->info.tieWindowSteps != -1)
+            throw Error("--tie-window: " + o.init + " was not trained with its window's weights "
+                        "tied throughout; tying would replace them (start from a fresh network)");
     }
     m_spec = m_initCheckpoint ? m_initCheckpoint->spec
              : o.spec         ? *o.spec

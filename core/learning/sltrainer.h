@@ -45,7 +45,8 @@ struct SlOptions
     int bufferSize = 8192;
     bool shuffleWindow = true;
     // dl2: the policy's weights tied across window positions (Learner::setTiedWindow) for
-    // the first N updates, then free; -1: for the whole run; 0: never (the paper).
+    // the first N updates, then free; -1: for the whole run; 0: never (the paper). With
+    // `init`, only from a checkpoint trained tied throughout (an untied one is refused).
     long long tieWindowSteps = 0;
     std::uint64_t trainSeedBase = 1000;
     std::vector<std::uint64_t> validationSeeds = seedRange(100, 109);

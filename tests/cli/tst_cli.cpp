@@ -485,6 +485,24 @@ private Q_SLOTS:
                  QStringLiteral("16,16")},
                 "need at least one unit per window position (20)");
 
+        // From a checkpoint: only one trained tied throughout (tying an untied one would
+        // replace its weights).
+        const auto train = [&](const QString &file, const QStringList &extra) {
+            return dl2(QStringList{QStringLiteral("train"), QStringLiteral("sl"), QStringLiteral("--scenario"),
+                                   QStringLiteral("dl2-small"), QStringLiteral("--steps"), QStringLiteral("2"),
+                                   QStringLiteral("--validate-every"), QStringLiteral("2"), QStringLiteral("--val-seeds"),
+                                   QStringLiteral("100"), QStringLiteral("-o"), dir.filePath(file)} +
+                       extra);
+        };
+        QCOMPARE(train(QStringLiteral("untied.dl2ckpt"), {}).code, 0);
+        QCOMPARE(train(QStringLiteral("tied.dl2ckpt"), {QStringLiteral("--tie-window"), QStringLiteral("all")}).code, 0);
+        refused({QStringLiteral("--init"), dir.filePath(QStringLiteral("untied.dl2ckpt")),
+                 QStringLiteral("--tie-window"), QStringLiteral("all")},
+                "was not trained with its window's weights tied throughout");
+        const Run more = train(QStringLiteral("more.dl2ckpt"), {QStringLiteral("--init"), dir.filePath(QStringLiteral("tied.dl2ckpt")),
+                                                              QStringLiteral("--tie-window"), QStringLiteral("all")});
+        QVERIFY2(more.code == 0, more.err.constData());
+
         // The shipped window-60 policy was trained tied; its file says so.
         const Run show = dl2({QStringLiteral("policy"), QStringLiteral("show"),
                               QStringLiteral("dl2-reference-window60")});

@@ -195,6 +195,16 @@ void TestTrainingPage::rendersSlCurves()
     QVERIFY2(!page.lossPlot()->yAxis->label().contains(QStringLiteral("cross-entropy")),
              qPrintable(page.lossPlot()->yAxis->label()));
     QCOMPARE(page.entropyPlot()->graphCount(), 1);
+
+    // One validation so far (a short SL run): the axis spans a readable range around it.
+    writeFile(path, "step,seconds,train_loss,validation_loss,agreement,value_loss,entropy,reward,"
+                    "validation_avg_jct\n"
+                    "250,26,4.1,4.13,0.98,0,0,0,23.356\n");
+    QVERIFY(page.openCurves(path));
+    page.refresh();
+    const QCPRange y = page.jctPlot()->yAxis->range();
+    QVERIFY2(y.contains(23.356) && y.size() > 1.0 && y.size() < 5.0,
+             qPrintable(QStringLiteral("%1 .. %2").arg(y.lower).arg(y.upper)));
 }
 
 void TestTrainingPage::malformedFileShowsError()
@@ -402,9 +412,22 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY2(line.contains(QStringLiteral("--policy dl2 --window 60 --teacher best-config-window-25")),
              qPrintable(line));
     QCOMPARE(page.run()->request().window, 60);
+    // The labels (the paper's by default: no option) and the tied window, as shipped.
+    auto *labels = page.findChild<QComboBox *>(QStringLiteral("trainingLabels"));
+    auto *tie = page.findChild<QCheckBox *>(QStringLiteral("trainingTieWindow"));
+    QVERIFY(labels && tie);
+    QVERIFY2(!line.contains(QStringLiteral("--labels")) && !line.contains(QStringLiteral("--tie-window")),
+             qPrintable(line));
+    QVERIFY(labels->isEnabled() && tie->isEnabled());
+    labels->setCurrentIndex(labels->findData(QStringLiteral("set")));
+    tie->setChecked(true);
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--teacher best-config-window-25 --labels set --tie-window all")),
+             qPrintable(line));
 
     policy->setCurrentIndex(policy->findText(QStringLiteral("dl2-plus")));
     QVERIFY(!window->isEnabled());
+    QVERIFY(!tie->isEnabled()); // dl2-plus shares its job network already
     // The window teachers are for dl2 only: the choice falls back, the items are disabled.
     QCOMPARE(teacher->currentText(), QStringLiteral("optimus"));
     const auto *items = qobject_cast<QStandardItemModel *>(teacher->model());
@@ -413,13 +436,14 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY(items->item(teacher->findText(QStringLiteral("best-config")))->isEnabled());
     line = startAndReadArguments();
     QVERIFY2(line.contains(QStringLiteral("--policy dl2-plus")) &&
-                 !line.contains(QStringLiteral("--window")),
+                 !line.contains(QStringLiteral("--window")) && !line.contains(QStringLiteral("--tie-window")),
              qPrintable(line));
 
     policy->setCurrentIndex(policy->findText(QStringLiteral("dl2")));
     QVERIFY(window->isEnabled());
     QVERIFY(items->item(teacher->findText(QStringLiteral("best-config-window-25")))->isEnabled());
     algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
+    QVERIFY(!labels->isEnabled() && !tie->isEnabled()); // RL has no labels to tie for
     init->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
     QVERIFY(!window->isEnabled());
     line = startAndReadArguments();
