@@ -582,7 +582,7 @@ double Learner::slUpdate(const std::vector<const Sample *> &samples)
         if (m_impl->reducer) { // a zero gradient, so the other ranks' step goes on
             m_impl->optimizer->zero_grad();
             m_impl->reduce(policyParameters(m_impl->model));
-            m_impl->optimizer->step();
+            m_impl->tiedStep(); // the step every rank takes, tied or not
         }
         return 0.0;
     }
