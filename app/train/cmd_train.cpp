@@ -208,9 +208,14 @@ void printResult(const TrainResult &r)
 {
     std::printf("best validation avg JCT %.3f slots at step %lld%s\n", r.bestValidationAvgJct,
                 r.bestStep, r.cancelled ? " (stopped by Ctrl-C)" : "");
-    if (r.teacherValidationAvgJct > 0)
-        std::printf("teacher validation avg JCT %.3f slots; agreement %.3f (chance %.3f); within 5%% of teacher after %.1f s\n",
-                    r.teacherValidationAvgJct, r.agreement, r.chanceAgreement, r.secondsToTeacher5);
+    if (r.teacherValidationAvgJct > 0) {
+        std::printf("teacher validation avg JCT %.3f slots; agreement %.3f (chance %.3f); ",
+                    r.teacherValidationAvgJct, r.agreement, r.chanceAgreement);
+        if (r.secondsToTeacher5 >= 0)
+            std::printf("within 5%% of teacher after %.1f s\n", r.secondsToTeacher5);
+        else
+            std::printf("never within 5%% of teacher\n");
+    }
     if (r.studentSlots > 0)
         std::printf("training slots: %lld acted on by the teacher, %lld by the student (DAgger)\n",
                     r.teacherSlots, r.studentSlots);
