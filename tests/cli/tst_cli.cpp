@@ -461,8 +461,8 @@ private Q_SLOTS:
     }
 
     // `--tie-window`: refused where it cannot apply, with the option named, before anything
-    // is written.
-    void trainTieWindowRefusals()
+    // is written; continued from a tied checkpoint; recorded in the shipped window-60 policy.
+    void trainTieWindow()
     {
         QTemporaryDir dir;
         const QString out = dir.filePath(QStringLiteral("t.dl2ckpt"));
