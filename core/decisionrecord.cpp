@@ -28,7 +28,8 @@ std::vector<PolicyActionSummary> lastPolicyActions(const Scheduler &scheduler)
         a.placed = !d.stop && d.result == AddResult::Ok;
         if (d.action >= 0 && d.action < static_cast<int>(d.probabilities.size()))
             a.probability = d.probabilities[static_cast<size_t>(d.action)];
-        a.value = d.value;
+        if (d.value)
+            a.value = *d.value;
         out.push_back(a);
     }
     return out;

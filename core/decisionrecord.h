@@ -8,6 +8,7 @@
 #include "types.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,9 @@ struct DecisionRecord
     int jobId = -1;                    // acted-on job (-1 for stop)
     TaskKind kind = TaskKind::Worker;
     bool explored = false;             // replaced by job-aware exploration (training only)
-    float value = 0.0f;                // V(s) of the value network
+    // V(s) of the value network; none when that network was never trained (a policy trained
+    // by SL or ES alone: its estimate would be noise, Dl2Policy::setValueEstimates).
+    std::optional<float> value;
     AddResult result = AddResult::Ok;  // of the acted-on task (Ok for stop)
 
     int rows() const { return static_cast<int>(jobIds.size()); }
@@ -75,7 +78,7 @@ struct PolicyActionSummary
     int jobId = -1;      // -1 for stop
     bool placed = false; // the task was allocated (not stop, not a failed allocation)
     double probability = 0.0;
-    double value = 0.0; // V(s) before the action
+    std::optional<double> value; // V(s) before the action (none: value network untrained)
 };
 
 // Switches a scheduler's decision record on; false when it keeps none.

@@ -28,9 +28,9 @@ std::vector<FeatureColumn> columnsOf(const std::vector<dl2::DecisionFeature> &fe
 
 std::optional<double> DecisionLog::slotValue() const
 {
-    if (steps.empty())
+    if (steps.empty() || !steps.front().value)
         return std::nullopt;
-    return steps.front().value;
+    return *steps.front().value;
 }
 
 QString actionKindName(int action, int rows)

@@ -67,8 +67,8 @@ QVariant DecisionStepsModel::data(const QModelIndex &index, int role) const
             return s->jobId < 0 ? QString() : QString::number(s->jobId);
         case ProbabilityColumn:
             return percent(p);
-        case ValueColumn:
-            return QString::number(s->value, 'f', 2);
+        case ValueColumn: // none when the value network was never trained (the notes say so)
+            return s->value ? QString::number(*s->value, 'f', 2) : QStringLiteral("—");
         case ResultColumn:
             return resultText(*s);
         }
@@ -82,7 +82,7 @@ QVariant DecisionStepsModel::data(const QModelIndex &index, int role) const
         case ProbabilityColumn:
             return p;
         case ValueColumn:
-            return s->value;
+            return s->value ? QVariant(*s->value) : QVariant();
         default:
             return data(index, Qt::DisplayRole);
         }

@@ -248,8 +248,10 @@ void LearnerProcess::onLine(const QByteArray &line)
         const QString path = o.value(QStringLiteral("checkpoint")).toString();
         try {
             const dl2::Checkpoint c = dl2::readCheckpoint(path.toStdString());
-            if (m_acting)
+            if (m_acting) {
                 m_acting->setParameters(c.parameters);
+                m_acting->setValueEstimates(c.info.valueTrained);
+            }
         } catch (const std::exception &e) {
             fail(QStringLiteral("version v%1 does not load (%2): learning stopped, v%3 decides")
                      .arg(version)

@@ -222,7 +222,7 @@ QString DecisionInspector::summaryText(const dl2::DecisionRecord &s) const
                        .arg(s.inference + 1)
                        .arg(log.steps.size())
                        .arg(what, why)
-                       .arg(s.value, 0, 'f', 2)
+                       .arg(s.value ? QString::number(*s.value, 'f', 2) : QStringLiteral("—"))
                        .arg(DecisionStepsModel::resultText(s).toHtmlEscaped());
     if (!log.globals.empty() && s.global.size() >= log.globals.size()) {
         QStringList parts;

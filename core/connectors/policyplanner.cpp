@@ -107,13 +107,13 @@ void PolicyPlanner::readConfidence(const ClusterView &view)
             continue;
         Sum &s = sums[a.jobId];
         if (!s.firstValue)
-            s.firstValue = a.value;
+            s.firstValue = a.value; // stays empty when the policy reports no V(s)
         if (a.placed) {
             s.probability += a.probability;
             ++s.placed;
         }
     }
-    const double slotValue = actions.front().value;
+    const std::optional<double> slotValue = actions.front().value;
     for (const JobState &j : view.jobs) {
         if (j.status == JobStatus::Finished)
             continue;

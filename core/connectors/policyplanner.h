@@ -57,7 +57,7 @@ public:
         int jobId = -1;      // acted-on job id, -1 for stop
         bool placed = false; // the task was allocated (not a failed allocation, not stop)
         double probability = 0.0;
-        double value = 0.0; // V(s) before the action
+        std::optional<double> value; // V(s) before the action (none: value network untrained)
     };
     using ActionReader = std::function<std::vector<PolicyAction>(const Scheduler &)>;
 

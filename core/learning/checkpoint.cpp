@@ -6,6 +6,7 @@
 
 #include <QFile>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -187,6 +188,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     m.set_archive_size(archive.size());
     m.set_archive_checksum(fnv1a(archive));
     m.set_seed(info.seed);
+    m.set_value_trained(info.valueTrained);
     if (info.resume.present) {
         auto *r = m.mutable_resume();
         r->set_present(true);
@@ -328,6 +330,12 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.slLabels = h.sl_labels();
     i.teacherOrder = h.teacher_order();
     i.tieWindowSteps = h.tie_window_steps();
+    // Files from before the field: an actor-critic file past its first update had a trained
+    // value network unless the run had no critic (the no-value ablation, a credit by whole
+    // rollouts); of the others nothing says so.
+    const bool critic = std::find(i.ablations.begin(), i.ablations.end(), "no-value") == i.ablations.end() &&
+                        i.credit != "episode" && i.credit != "episode-job" && i.credit != "vine";
+    i.valueTrained = m.value_trained() || (m.trainer() == "rl" && m.step() > 0 && critic);
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();

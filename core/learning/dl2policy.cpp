@@ -223,7 +223,7 @@ void Dl2Policy::schedule(SlotContext &ctx)
             m_network->logits(m_state, m_probs);
         else
             m_network->probabilities(m_state, m_probs);
-        if (n == 0 && m_recording != DecisionRecording::Off)
+        if (n == 0 && m_recording != DecisionRecording::Off && m_valueEstimates)
             m_slotValue = m_network->value(m_state);
         if (m_actor.epsilon > 0.0) {
             m_workers.assign(size_t(m_state.rows), 0);
@@ -265,7 +265,8 @@ void Dl2Policy::schedule(SlotContext &ctx)
             rec->action = action;
             rec->stop = stop;
             rec->explored = explored;
-            rec->value = n == 0 ? float(*m_slotValue) : m_network->value(m_state);
+            if (m_valueEstimates)
+                rec->value = n == 0 ? float(*m_slotValue) : m_network->value(m_state);
             if (!stop) {
                 rec->jobId = ctx.job(job).id;
                 rec->kind = actionKind(action);
@@ -284,6 +285,16 @@ void Dl2Policy::schedule(SlotContext &ctx)
     if (timing)
         decisionlatency::addSlot(latencies, micros(slotStart, Clock::now()));
 }
+
+namespace {
+
+// Said where V(s) would be: why there is none.
+std::string valueNote(bool valueEstimates)
+{
+    return valueEstimates ? "" : " No V(s): this policy's value network was never trained (SL or ES only).";
+}
+
+} // namespace
 
 DecisionLayout Dl2Policy::decisionLayout() const
 {
@@ -322,6 +333,7 @@ DecisionLayout Dl2Policy::decisionLayout() const
                            : "Each inference adds one task until stop, a failed allocation or "
                              "no valid action. " +
                                  window;
+        layout.notes += valueNote(m_valueEstimates);
         return layout;
     }
     add(c, "remaining", "Fraction of the job's epochs still to run");
@@ -354,7 +366,8 @@ DecisionLayout Dl2Policy::decisionLayout() const
     add(g, "load", "Unfinished jobs n, as n / (n + 20)");
     add(g, "running", "Share of unfinished jobs that run");
     layout.notes = "dl2-plus: each inference adds one task (worker, PS or bundle) to any "
-                   "unfinished job until stop; tasks that fit on no node are masked.";
+                   "unfinished job until stop; tasks that fit on no node are masked." +
+                   valueNote(m_valueEstimates);
     return layout;
 }
 

@@ -81,6 +81,10 @@ public:
     {
         return !m_actor.greedy && (m_actor.sample || m_spec.decode == Decode::Sample);
     }
+    // Whether V(s) is reported (lastSlotValue, DecisionRecord::value): on unless the value
+    // network was never trained (TrainingInfo::valueTrained; the policy factory sets it).
+    void setValueEstimates(bool on) { m_valueEstimates = on; }
+    bool valueEstimates() const { return m_valueEstimates; }
     // Safety bound on inferences per slot.
     void setMaxInferences(int n) { m_maxInferences = n; }
     // The counts since the last call (the trainers' curves: the share exploration overrode).
@@ -104,6 +108,7 @@ private:
     DecisionRecording m_recording = DecisionRecording::Off;
     std::optional<double> m_slotValue;
     int m_maxInferences = 20000;
+    bool m_valueEstimates = true;
     std::vector<DecisionRecord> m_decisions;
     EncodedState m_state;
     std::vector<float> m_probs;

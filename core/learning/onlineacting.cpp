@@ -20,6 +20,7 @@ std::unique_ptr<Dl2Policy> makeOnlineActingPolicy(
     actor.epsilon = epsilon;
     actor.onDecision = std::move(onDecision);
     policy->setActor(std::move(actor));
+    policy->setValueEstimates(start.info.valueTrained); // until the learner's first update
     return policy;
 }
 

@@ -124,7 +124,9 @@ std::unique_ptr<Dl2Policy> makeLearnedPolicy(PolicyKind kind, const SchedulerCon
     PolicySpec spec = c->spec;
     if (!config.decode.empty())
         spec.decode = decodeFromString(config.decode);
-    return std::make_unique<Dl2Policy>(spec, c->parameters, config.seed);
+    auto policy = std::make_unique<Dl2Policy>(spec, c->parameters, config.seed);
+    policy->setValueEstimates(c->info.valueTrained);
+    return policy;
 }
 
 void registerLearnedPolicies()

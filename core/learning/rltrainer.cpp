@@ -161,6 +161,7 @@ private:
     PolicySpec m_spec;
     std::optional<ResumeState> m_resumed;
     // Settled options.
+    bool m_startValueTrained = false; // the start checkpoint's value network was trained
     bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false, m_taskRemaining = false;
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
@@ -238,6 +239,7 @@ void ActorCritic::loadNetworks()
             throw Error(c.origin + ": written --weights-only, without the optimizer state a resume needs");
         checkResumeWorldSize(c.info.resume, m_world, c.origin);
         m_spec = c.spec;
+        m_startValueTrained = c.info.valueTrained;
         m_learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
         m_resumed = c.info.resume;
         m_result.curve = curveBefore(c);
@@ -247,6 +249,7 @@ void ActorCritic::loadNetworks()
         const Checkpoint c = readCheckpoint(o.init, o.kind);
         warmUp = c.parameters;
         m_spec = c.spec;
+        m_startValueTrained = c.info.valueTrained;
         m_learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl",
                                               o.valueLearningRate);
     } else {
@@ -418,6 +421,8 @@ TrainerState ActorCritic::state() const
 
 void ActorCritic::save(long long step, double jct)
 {
+    // Every update trains the critic unless the run has none (no-value ablation, episodic).
+    m_writer->info().valueTrained = m_startValueTrained || (m_useValue && step > 0);
     m_writer->save(step, jct, m_result, state(),
                    [&] { return m_learner->archive(o.saveOptimizer); });
 }

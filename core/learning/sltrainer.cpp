@@ -242,6 +242,7 @@ Imitation::Imitation(const SlOptions &options)
     info.slLabels = o.labels;
     info.teacherOrder = o.teacherOrder;
     info.tieWindowSteps = o.tieWindowSteps;
+    info.valueTrained = m_initCheckpoint && m_initCheckpoint->info.valueTrained; // SL leaves it
     m_writer.emplace(o.output, m_spec, std::move(info), m_world, o.saveOptimizer, !m_resumed);
 }
 

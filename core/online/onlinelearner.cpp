@@ -396,6 +396,7 @@ OnlineLearner::Impl::Result OnlineLearner::Impl::train(Work &w)
         info.envs = 1;
         info.step = updates;
         info.seed = o.seed;
+        info.valueTrained = start.info.valueTrained || updates > 0; // every update trains the critic
         NetworkArchive archive;
         archive.parameters = *params;
         writeFileAtomically(o.directory + "/v" + std::to_string(w.version) + ".dl2ckpt",
@@ -422,6 +423,7 @@ void OnlineLearner::Impl::adopt(const Result &r)
     if (paused)
         return; // a rollback happened while it trained: not adopted
     acting->setParameters(r.params);
+    acting->setValueEstimates(true); // an update trained the critic
     version = r.version;
     ++summary.adopted;
     if (planner)
@@ -586,6 +588,7 @@ void OnlineLearner::beforePlan(const ClusterView &view)
                 const int bad = d.version;
                 d.version = d.lastGood;
                 d.acting->setParameters(d.versions.at(d.lastGood));
+                d.acting->setValueEstimates(d.lastGood > 0 || d.start.info.valueTrained);
                 if (d.planner)
                     d.planner->setVersion(PolicyPlanner::versionName(d.version));
                 d.versionChanged();

@@ -336,6 +336,12 @@ private Q_SLOTS:
             dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-reference")}).out).object();
         QCOMPARE(dl2Shown[QStringLiteral("type_input")].toString(), u"one-hot"_qs);
         QCOMPARE(dl2Shown[QStringLiteral("normalised_features")].toBool(), true);
+        // SL then ES: its value network was never trained; the fitted dl2-plus went through
+        // the actor-critic.
+        QCOMPARE(dl2Shown[QStringLiteral("value_network_trained")].toBool(true), false);
+        const QJsonObject fitted = QJsonDocument::fromJson(
+            dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-plus-reference-fitted")}).out).object();
+        QCOMPARE(fitted[QStringLiteral("value_network_trained")].toBool(false), true);
     }
 
     // `dl2 train` runs dl2-train (the only executable with libtorch), same options.

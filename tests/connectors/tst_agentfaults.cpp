@@ -415,17 +415,19 @@ private Q_SLOTS:
 
     // A learned policy's probability and V(s) travel with each decision: dl2 operate -> audit
     // log (dl2 audit --json shows them with the proposal) and -> the agent, which keeps them in
-    // its history of slots with the reward.
+    // its history of slots with the reward. V(s) needs a value network the actor-critic
+    // trained: of the shipped policies, the fitted dl2-plus (the others report none).
     void learnedPolicyConfidenceThroughLogAndAgent()
     {
         Agent agent(dir());
-        QStringList args = operateArgs(dir(), agent.address(), 3);
-        args[args.indexOf(QStringLiteral("--policy")) + 1] = QStringLiteral("dl2");
+        QStringList args = operateArgs(dir(), agent.address(), 3,
+                                       {QStringLiteral("--checkpoint"), QStringLiteral("dl2-plus-reference-fitted")});
+        args[args.indexOf(QStringLiteral("--policy")) + 1] = QStringLiteral("dl2-plus");
         QProcess p;
         p.start(binary("DL2_CLI"), args);
         const Run r = finish(p);
         if (r.exitCode == 2 && r.err.contains("unknown policy"))
-            QSKIP("dl2 was built without the learning library (no dl2 policy)");
+            QSKIP("dl2 was built without the learning library (no dl2-plus policy)");
         checkSummary(r);
         QVERIFY(r.summary.value(QStringLiteral("applied")).toInt() > 0);
 
@@ -447,7 +449,7 @@ private Q_SLOTS:
             }
             ++proposed;
             // V(s) for every proposal of the slot; a probability where the policy placed a task
-            // for the job (not for dl2's forced first bundle).
+            // for the job (not for a scale-down).
             QVERIFY2(e.value(QStringLiteral("value")).isDouble(),
                      QJsonDocument(e).toJson().constData());
             if (e.contains(QStringLiteral("probability"))) {

@@ -103,7 +103,7 @@ private Q_SLOTS:
     void maskNotProbabilityDecidesMasked();
 
 private:
-    void load(const QString &policy);
+    void load(const QString &policy, const QString &checkpoint = {});
     void show(int slot);
 
     QTemporaryDir m_dir;
@@ -130,11 +130,12 @@ void TestDecisionInspector::cleanupTestCase()
     m_window.reset();
 }
 
-void TestDecisionInspector::load(const QString &policy)
+void TestDecisionInspector::load(const QString &policy, const QString &checkpoint)
 {
     SessionSetup setup;
     setup.scenario = kScenario;
     setup.policy = policy;
+    setup.checkpoint = checkpoint;
     m_window->load(setup);
     QVERIFY(m_window->session()->waitForSlot(0));
 }
@@ -266,34 +267,49 @@ void TestDecisionInspector::placeholderForOtherPolicies()
 void TestDecisionInspector::valueSeriesOnlyForLearnedPolicies_data()
 {
     QTest::addColumn<QString>("policy");
+    QTest::addColumn<QString>("checkpoint");
     QTest::addColumn<bool>("learned");
-    QTest::newRow("dl2") << QStringLiteral("dl2") << true;
-    QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << true;
-    QTest::newRow("drf") << QStringLiteral("drf") << false;
+    // Only a value network the actor-critic trained gives V(s): the shipped defaults were
+    // trained by SL (and ES) alone, the fitted dl2-plus went through the actor-critic.
+    QTest::newRow("dl2-plus, actor-critic") << QStringLiteral("dl2-plus")
+                                            << QStringLiteral("dl2-plus-reference-fitted") << true;
+    QTest::newRow("dl2, SL + ES") << QStringLiteral("dl2") << QString() << false;
+    QTest::newRow("dl2-plus, SL") << QStringLiteral("dl2-plus") << QString() << false;
+    QTest::newRow("drf") << QStringLiteral("drf") << QString() << false;
 }
 
 void TestDecisionInspector::valueSeriesOnlyForLearnedPolicies()
 {
     QFETCH(QString, policy);
+    QFETCH(QString, checkpoint);
     QFETCH(bool, learned);
-    load(policy);
+    load(policy, checkpoint);
     const int slot = 9;
     show(slot);
     const auto &timeline = m_window->session()->timeline();
     QVERIFY(static_cast<int>(timeline.size()) > slot);
     RewardPlot *plot = m_window->rewardPlot();
     QCOMPARE(plot->hasValueSeries(), learned);
+    DecisionInspector *inspector = m_window->decisionInspector();
     if (!learned) {
         QVERIFY(!timeline[size_t(slot)].value.has_value());
+        if (policy != QStringLiteral("drf")) { // the inspector says why, and shows none
+            QVERIFY2(inspector->stepsModel()->log().notes.contains(QStringLiteral("No V(s)")),
+                     qPrintable(inspector->stepsModel()->log().notes));
+            const QModelIndex v = inspector->stepsModel()->index(0, DecisionStepsModel::ValueColumn);
+            QCOMPARE(v.data().toString(), QStringLiteral("—"));
+        }
         return;
     }
     // The series is V(s) of each slot's first inference, up to the slot on display.
-    const StraightRun run(policy, slot);
+    const StraightRun run(policy, slot, checkpoint);
     QVERIFY(timeline[size_t(slot)].value.has_value());
-    QCOMPARE(*timeline[size_t(slot)].value, run.records().front().value);
+    QVERIFY(run.records().front().value.has_value());
+    QCOMPARE(*timeline[size_t(slot)].value, *run.records().front().value);
+    QVERIFY(!inspector->stepsModel()->log().notes.contains(QStringLiteral("No V(s)")));
     const QVector<QPointF> points = plot->valuePoints();
     QVERIFY(!points.isEmpty());
-    QCOMPARE(float(points.back().y()), run.records().front().value);
+    QCOMPARE(float(points.back().y()), *run.records().front().value);
     QCOMPARE(points.back().x(), double(slot));
 }
 
@@ -383,9 +399,14 @@ void TestDecisionInspector::queueConfidenceIsPlannerProbability()
         QVERIFY(cell.data().toString().endsWith(QStringLiteral(" %")));
     }
     QVERIFY(withProbability > 0);
-    // Every decision of a learned policy carries V(s).
-    for (const auto &e : batch.entries)
-        QVERIFY(e.decision.value.has_value());
+    // A decision carries V(s) exactly when the planner has one: never for the shipped dl2,
+    // whose value network was never trained (SL and ES only).
+    for (const auto &e : batch.entries) {
+        const auto it = confidence.find(e.decision.job);
+        QVERIFY(it != confidence.end());
+        QCOMPARE(e.decision.value.has_value(), it->second.value.has_value());
+        QVERIFY(!e.decision.value);
+    }
 }
 
 // File > Shipped policies runs that policy (a file in all but name): the views show exactly a

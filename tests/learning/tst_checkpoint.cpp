@@ -1,6 +1,7 @@
 // Checkpoint round trip and every corrupt-file case: each must throw dl2::Error naming the
 // file and what is wrong, never crash and never load a wrong policy.
 #include "checkpoint.h"
+#include "dl2policy.h"
 #include "error.h"
 #include "fileio.h"
 #include "learner.h"
@@ -273,6 +274,50 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, makeScheduler("dl2-plus", config));
     }
 
+    // V(s) is reported only by a policy whose value network an actor-critic trained: an SL or
+    // ES policy's value network is as initialised, and its estimate would be noise.
+    void valueEstimatesOnlyFromATrainedValueNetwork_data()
+    {
+        QTest::addColumn<QString>("trainer");
+        QTest::addColumn<bool>("recorded");   // TrainingInfo::valueTrained as written
+        QTest::addColumn<long long>("step");
+        QTest::addColumn<QString>("ablation");
+        QTest::addColumn<bool>("expected");
+        QTest::newRow("sl") << QStringLiteral("sl") << false << 250LL << QString() << false;
+        QTest::newRow("es") << QStringLiteral("rl-es") << false << 20LL << QString() << false;
+        QTest::newRow("es from an actor-critic") << QStringLiteral("rl-es") << true << 20LL << QString() << true;
+        QTest::newRow("actor-critic") << QStringLiteral("rl") << true << 300LL << QString() << true;
+        // Files from before the field was written: read from the trainer.
+        QTest::newRow("older actor-critic") << QStringLiteral("rl") << false << 300LL << QString() << true;
+        QTest::newRow("older actor-critic, step 0") << QStringLiteral("rl") << false << 0LL << QString() << false;
+        QTest::newRow("older no-value ablation") << QStringLiteral("rl") << false << 300LL << QStringLiteral("no-value") << false;
+    }
+    void valueEstimatesOnlyFromATrainedValueNetwork()
+    {
+        QFETCH(QString, trainer);
+        QFETCH(bool, recorded);
+        QFETCH(long long, step);
+        QFETCH(QString, ablation);
+        QFETCH(bool, expected);
+        const PolicySpec spec = smallSpec(PolicyKind::Dl2);
+        TrainingInfo info;
+        info.trainer = trainer.toStdString();
+        info.valueTrained = recorded;
+        info.step = step;
+        if (!ablation.isEmpty())
+            info.ablations = {ablation.toStdString()};
+        const std::string name = "value-" + trainer.toStdString() + std::to_string(step) +
+                                 ablation.toStdString() + (recorded ? "-t" : "-f") + ".dl2ckpt";
+        const std::string file = path(name.c_str());
+        writeCheckpoint(file, spec, info, initialParameters(spec, 5));
+        QCOMPARE(readCheckpoint(file).info.valueTrained, expected);
+        registerLearnedPolicies();
+        SchedulerConfig config;
+        config.checkpoint = file;
+        auto policy = makeScheduler("dl2", config);
+        QCOMPARE(dynamic_cast<Dl2Policy &>(*policy).valueEstimates(), expected);
+    }
+
     void shippedPoliciesLoad_data()
     {
         QTest::addColumn<QString>("kind");
@@ -299,6 +344,8 @@ private Q_SLOTS:
         const Checkpoint c = readCheckpoint(file, k);
         QVERIFY(!c.hasOptimizer);
         QVERIFY(c.info.validationAvgJct > 0);
+        // Of the shipped policies only this one went through the actor-critic (README).
+        QCOMPARE(c.info.valueTrained, expected == QStringLiteral("dl2-plus-reference-fitted.dl2ckpt"));
         if (scenario == QStringLiteral("dl2-contended"))
             QCOMPARE(c.info.scenario, std::string("dl2-contended"));
     }

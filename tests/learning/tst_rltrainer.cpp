@@ -115,6 +115,13 @@ private Q_SLOTS:
         const Checkpoint c = readCheckpoint(o.output, o.kind);
         QCOMPARE(c.info.trainer, std::string("rl"));
         QVERIFY(c.hasOptimizer);
+        // The run's last state: its updates trained the value network, unless it had none
+        // (the no-value ablation; credit by whole rollouts, whose baseline is their mean).
+        const Checkpoint last = readCheckpoint(resumePath(o.output), o.kind);
+        QVERIFY(last.info.step > 0);
+        const bool critic = !ablation.contains(QStringLiteral("no-value")) &&
+                            o.credit != "episode" && o.credit != "vine";
+        QCOMPARE(last.info.valueTrained, critic);
     }
 
     // Sampled decoding is seeded: the same policy, trace and seed give the same run; greedy
@@ -198,6 +205,7 @@ private Q_SLOTS:
         QCOMPARE(kept.info.esTraces, 2);
         QCOMPARE(kept.info.esSigma, 1.0);
         QCOMPARE(kept.info.esScope, std::string("bias"));
+        QVERIFY(!kept.info.valueTrained); // ES leaves the SL policy's value network as it was
         QVERIFY(kept.parameters->at("policy.stop2.bias").data[0] < sabotaged.at("policy.stop2.bias").data[0]);
         const double again = evaluatePolicy(scenarioByName("dl2-small"), kept.spec, kept.parameters, {100, 101}, 1);
         QCOMPARE(again, r.bestValidationAvgJct);

@@ -275,6 +275,7 @@ private Q_SLOTS:
 
     // The console records every inference of the slot on display, only V(s) for the others
     // and nothing when it replays to a slot: all three must play the same run, and agree on V(s).
+    // A fourth records in full without V(s) (a value network never trained): the same run too.
     void recordingNeverChangesADecision_data() { randomPolicyNeverPicksMaskedAction_data(); }
     void recordingNeverChangesADecision()
     {
@@ -284,7 +285,7 @@ private Q_SLOTS:
         const PolicySpec spec = defaultSpec(policyKindFromString(kind.toStdString()), sc.window, profiles.size());
         auto params = std::make_shared<const ParameterSet>(initialParameters(spec, 3));
         const std::array levels{DecisionRecording::Off, DecisionRecording::SlotValue,
-                                DecisionRecording::Full};
+                                DecisionRecording::Full, DecisionRecording::Full};
         std::vector<std::unique_ptr<Dl2Policy>> policies;
         std::vector<Simulator> sims;
         sims.reserve(levels.size());
@@ -294,6 +295,7 @@ private Q_SLOTS:
             greedy.greedy = true;
             policies.back()->setActor(greedy);
             QVERIFY(policies.back()->recordDecisions(level));
+            policies.back()->setValueEstimates(policies.size() < 4);
             sims.emplace_back(sc.cluster, profiles, sc.trace(profiles, 5), sc.simulation);
         }
         int valued = 0;
@@ -314,8 +316,17 @@ private Q_SLOTS:
             if (full.empty())
                 continue;
             ++valued;
-            QCOMPARE(*policies[1]->lastSlotValue(), double(full.front().value));
-            QCOMPARE(*policies[2]->lastSlotValue(), double(full.front().value));
+            QCOMPARE(*policies[1]->lastSlotValue(), double(*full.front().value));
+            QCOMPARE(*policies[2]->lastSlotValue(), double(*full.front().value));
+            const auto &unvalued = policies[3]->lastDecisions();
+            QCOMPARE(unvalued.size(), full.size());
+            QVERIFY(!policies[3]->lastSlotValue());
+            for (size_t i = 0; i < full.size(); ++i) {
+                QVERIFY(full[i].value.has_value());
+                QVERIFY(!unvalued[i].value);
+                QCOMPARE(unvalued[i].action, full[i].action);
+                QCOMPARE(unvalued[i].probabilities, full[i].probabilities);
+            }
             for (const DecisionRecord &d : full) {
                 double sum = 0.0;
                 for (float p : d.probabilities)
@@ -324,6 +335,8 @@ private Q_SLOTS:
             }
         }
         QVERIFY(valued > 10);
+        QVERIFY(policies[2]->decisionLayout().notes.find("No V(s)") == std::string::npos);
+        QVERIFY(policies[3]->decisionLayout().notes.find("No V(s)") != std::string::npos);
     }
 };
 

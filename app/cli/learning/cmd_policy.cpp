@@ -37,6 +37,8 @@ QJsonObject describe(const Checkpoint &c)
         o[opt("best_setting_features")] = c.spec.features.bestSetting;
     }
     o[opt("has_optimizer")] = c.hasOptimizer;
+    // Whether V(s) means anything (the console and the audit log show it only then).
+    o[opt("value_network_trained")] = c.info.valueTrained;
     if (c.info.trainer != "init") {
         QJsonObject training;
         for (const auto &[key, value] : trainingRecipe(c.info))
