@@ -12,11 +12,15 @@
 // the teacher's PSs, the teacher's workers with the student's PSs, and the student's with its
 // PSs beyond the teacher's taken away. How far each mix moves the JCT from the student's
 // towards the teacher's says which of the student's decisions the gap is in. The most
-// frequent differences in the window are also listed by model, with both allocations.
+// frequent differences in the window are also listed by model, with both allocations, and the
+// student's single decisions (seeds 100-101) are put in classes against the teacher's
+// allocation of their slot: a needed task, a surplus one (while needed ones are left or not),
+// a stop with needed tasks left, a failed allocation.
 
 #include "imitationgap.h"
 
 #include "checkpoint.h"
+#include "decisionrecord.h"
 #include "error.h"
 #include "modelprofile.h"
 #include "registerpolicies.h"
@@ -28,6 +32,7 @@
 #include <QJsonArray>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -186,6 +191,88 @@ QJsonObject imitationGap(const std::string &checkpoint)
                                     {QStringLiteral("share"), double(n) / double(jobSlots)}});
     }
     out[QStringLiteral("frequent_differences")] = frequent;
+
+    // The student's decisions on its own slots (seeds 100-101), each against the teacher's
+    // allocation of that slot: a task the teacher's allocation still needs, a surplus task (the
+    // job already has the teacher's count of that kind) while needed tasks are left or when
+    // none is, a stop with needed tasks left or none, a failed allocation (which ends the slot).
+    std::map<std::string, long> decisions;
+    double surplusRatio = 0.0; // p(surplus task chosen) / the largest p of a needed task
+    long surplusWithNeeded = 0;
+    for (int seed = firstSeed; seed <= firstSeed + 1; ++seed) {
+        const auto student = makeScheduler("dl2", config);
+        const auto teacher = makeScheduler("best-config-window-25", teacherConfig);
+        student->reset();
+        teacher->reset();
+        student->recordDecisions(DecisionRecording::Full);
+        const DecisionLayout layout = student->decisionLayout();
+        int wCol = -1, pCol = -1;
+        for (const DecisionFeature &f : layout.columns) {
+            if (f.name == "workers")
+                wCol = f.first;
+            if (f.name == "PSs")
+                pCol = f.first;
+        }
+        const double wScale = c.spec.features.normalise ? sc.simulation.maxWorkers : 1.0;
+        const double pScale = c.spec.features.normalise ? sc.simulation.maxPs : 1.0;
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, std::uint64_t(seed)), sc.simulation);
+        while (!sim.done()) {
+            Simulator s = sim, t = sim;
+            s.step(*student);
+            t.step(*teacher);
+            std::map<int, Allocation> target; // by job id
+            for (const JobState &j : t.jobs())
+                target[j.id] = {j.workers, j.ps};
+            for (const DecisionRecord &d : student->lastDecisions()) {
+                auto need = [&](int row, int kind) {
+                    const int id = d.jobIds[size_t(row)];
+                    if (id < 0 || !d.mask[size_t(3 * row + kind)])
+                        return false;
+                    const float *f = d.features.data() + size_t(row * d.jobDim);
+                    const int w = int(std::lround(f[wCol] * wScale)), p = int(std::lround(f[pCol] * pScale));
+                    const auto [tw, tp] = target[id];
+                    return kind == 0 ? w < tw : kind == 1 ? p < tp : w < tw && p < tp;
+                };
+                float bestNeeded = 0.0f;
+                for (int r = 0; r < d.rows(); ++r)
+                    for (int k = 0; k < 3; ++k)
+                        if (need(r, k))
+                            bestNeeded = std::max(bestNeeded, d.probabilities[size_t(3 * r + k)]);
+                const bool left = bestNeeded > 0.0f;
+                static const char *kinds[] = {"worker", "PS", "bundle"};
+                std::string what;
+                if (d.stop)
+                    what = left ? "stop with needed tasks left" : "stop, nothing needed";
+                else if (d.result != AddResult::Ok)
+                    what = "failed allocation (ends the slot)";
+                else if (need(d.action / 3, d.action % 3))
+                    what = std::string("needed ") + kinds[d.action % 3];
+                else {
+                    what = std::string("surplus ") + kinds[d.action % 3] + (left ? ", needed left" : ", nothing needed");
+                    if (left) {
+                        surplusRatio += d.probabilities[size_t(d.action)] / bestNeeded;
+                        ++surplusWithNeeded;
+                    }
+                }
+                ++decisions[what];
+            }
+            sim = s;
+        }
+    }
+    long allDecisions = 0;
+    for (const auto &[what, n] : decisions)
+        allDecisions += n;
+    std::printf("the student's decisions against the teacher's allocation of the slot (seeds %d-%d, %ld):\n",
+                firstSeed, firstSeed + 1, allDecisions);
+    QJsonObject decisionShares;
+    for (const auto &[what, n] : decisions) {
+        std::printf("  %-45s %6.2f %%\n", what.c_str(), 100.0 * double(n) / double(allDecisions));
+        decisionShares[QString::fromStdString(what)] = double(n) / double(allDecisions);
+    }
+    if (surplusWithNeeded > 0)
+        std::printf("  a surplus task chosen while needed ones were left had on average %.3f x the "
+                    "probability of the likeliest needed one\n", surplusRatio / double(surplusWithNeeded));
+    out[QStringLiteral("decisions")] = decisionShares;
 
     // Replays with mixed allocations: the slot before the two acted, given the mix.
     std::printf("replayed with allocations mixed from the two (a bundle for every job first, then "
