@@ -291,7 +291,7 @@ namespace {
 // Said where V(s) would be: why there is none.
 std::string valueNote(bool valueEstimates)
 {
-    return valueEstimates ? "" : " No V(s): this policy's value network was never trained (SL or ES only).";
+    return valueEstimates ? "" : " No V(s): this policy's value network was never trained (only the actor-critic trains it).";
 }
 
 } // namespace
