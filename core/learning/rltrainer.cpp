@@ -147,6 +147,7 @@ private:
     TrainerState state() const;
     void save(long long step, double jct);
     void saveResume(long long step);
+    void markValueTrained(long long step);
     TrainingInfo trainingInfo() const;
     double seconds() const;
 
@@ -419,10 +420,15 @@ TrainerState ActorCritic::state() const
              m_scales.taskStdSet ? 1.0 : 0.0, m_baseline, m_baselineSet ? 1.0 : 0.0}};
 }
 
-void ActorCritic::save(long long step, double jct)
+void ActorCritic::markValueTrained(long long step)
 {
     // Every update trains the critic unless the run has none (no-value ablation, episodic).
     m_writer->info().valueTrained = m_startValueTrained || (m_useValue && step > 0);
+}
+
+void ActorCritic::save(long long step, double jct)
+{
+    markValueTrained(step);
     m_writer->save(step, jct, m_result, state(),
                    [&] { return m_learner->archive(o.saveOptimizer); });
 }
@@ -894,8 +900,10 @@ CurvePoint ActorCritic::curvePoint(long long step, bool validate)
 // CKPT.resume: the latest state, with the optimizer even when CKPT is --weights-only.
 void ActorCritic::saveResume(long long step)
 {
-    if (step > 0)
-        m_writer->saveResume(step, m_result, state(), [&] { return m_learner->archive(true); });
+    if (step <= 0)
+        return;
+    markValueTrained(step); // (the last validation may lie before this step's updates)
+    m_writer->saveResume(step, m_result, state(), [&] { return m_learner->archive(true); });
 }
 
 // Validation of the starting point (the SL policy) so RL never ships worse than it.
