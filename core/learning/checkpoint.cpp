@@ -3,7 +3,10 @@
 #include "checkpoint.pb.h"
 #include "error.h"
 #include "fileio.h"
+#include "policynetwork.h"
+#include "rng.h"
 
+#include <QByteArray>
 #include <QFile>
 
 #include <algorithm>
@@ -44,17 +47,72 @@ Error bad(const std::string &origin, const std::string &what)
     return Error(origin + ": " + what);
 }
 
-std::string encodeWeights(const ParameterSet &parameters)
+bool isValueParameter(const std::string &name)
+{
+    return name.rfind("value.", 0) == 0;
+}
+
+std::string encodeWeights(const ParameterSet &parameters, bool omitValue)
 {
     pb::Weights w;
     for (const auto &[name, t] : parameters) {
+        if (omitValue && isValueParameter(name))
+            continue;
         auto *tensor = w.add_tensors();
         tensor->set_name(name);
         for (auto d : t.shape)
             tensor->add_shape(d);
         tensor->mutable_data()->Add(t.data.begin(), t.data.end());
     }
-    return w.SerializeAsString();
+    const std::string plain = w.SerializeAsString();
+    const QByteArray packed = qCompress(QByteArray::fromRawData(plain.data(), qsizetype(plain.size())));
+    return std::string(packed.constData(), size_t(packed.size()));
+}
+
+std::string uncompressWeights(const std::string &stored, const std::string &origin)
+{
+    // qCompress's first 4 bytes: the uncompressed size, big-endian. A corrupt header would
+    // make qUncompress try to allocate up to 4 GB; the record never exceeds 1 GB.
+    if (stored.size() < 4)
+        throw bad(origin, "corrupt weights record (compressed record too short)");
+    const std::uint32_t size = (std::uint32_t(std::uint8_t(stored[0])) << 24) |
+                               (std::uint32_t(std::uint8_t(stored[1])) << 16) |
+                               (std::uint32_t(std::uint8_t(stored[2])) << 8) |
+                               std::uint32_t(std::uint8_t(stored[3]));
+    if (size > (1u << 30))
+        throw bad(origin, "corrupt weights record (claims " + std::to_string(size) +
+                              " bytes uncompressed)");
+    const QByteArray plain = qUncompress(QByteArray::fromRawData(stored.data(), qsizetype(stored.size())));
+    if (plain.isEmpty() && size != 0)
+        throw bad(origin, "corrupt weights record (zlib data does not inflate)");
+    return std::string(plain.constData(), size_t(plain.size()));
+}
+
+// The fresh value network of a file that omits it (CheckpointMeta.value_omitted).
+void addFreshValueNetwork(ParameterSet &p, const PolicySpec &spec, std::uint64_t seed)
+{
+    Rng rng(seed ^ 0x7a1e'0000'0000'0001ull);
+    const auto expected = expectedParameters(spec);
+    for (const auto &[name, shape] : expected) {
+        if (!isValueParameter(name) || p.count(name) > 0)
+            continue;
+        // fan-in: a weight's [out, in]; a bias takes its layer's weight's.
+        const std::string layer = name.substr(0, name.rfind('.'));
+        std::int64_t fanIn = 1;
+        for (const auto &[other, otherShape] : expected)
+            if (other == layer + ".weight")
+                fanIn = otherShape.size() == 2 ? otherShape[1] : 1;
+        const double bound = 1.0 / std::sqrt(double(std::max<std::int64_t>(fanIn, 1)));
+        ParameterTensor t;
+        t.shape = shape;
+        std::int64_t n = 1;
+        for (auto d : shape)
+            n *= d;
+        t.data.resize(size_t(n));
+        for (float &v : t.data)
+            v = float((2.0 * rng.uniform() - 1.0) * bound);
+        p.emplace(name, std::move(t));
+    }
 }
 
 ParameterSet decodeWeights(const std::string &bytes, const std::string &origin)
@@ -131,8 +189,11 @@ void checkParameters(const ParameterSet &parameters, const PolicySpec &spec,
 std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
                              const NetworkArchive &network, bool hasOptimizer)
 {
-    const std::string weights = encodeWeights(network.parameters);
     hasOptimizer = hasOptimizer && !network.optimizer.empty();
+    // A deliverable file (no optimizer state) leaves out a value network that was never
+    // trained: for the faithful dl2's wide inputs it is as large as the policy and random.
+    const bool omitValue = !info.valueTrained && !hasOptimizer;
+    const std::string weights = encodeWeights(network.parameters, omitValue);
     const std::string archive = hasOptimizer ? network.optimizer : std::string();
     pb::CheckpointMeta m;
     m.set_format_version(kCheckpointFormatVersion);
@@ -202,6 +263,8 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
             r->add_values(x);
         r->set_world_size(info.resume.worldSize);
     }
+    m.set_weights_encoding("zlib");
+    m.set_value_omitted(omitValue);
     m.set_weights_size(weights.size());
     m.set_weights_checksum(fnv1a(weights));
     const std::string meta = m.SerializeAsString();
@@ -330,12 +393,14 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.slLabels = h.sl_labels();
     i.teacherOrder = h.teacher_order();
     i.tieWindowSteps = h.tie_window_steps();
-    // Files from before the field: an actor-critic file past its first update had a trained
-    // value network unless the run had no critic (the no-value ablation, a credit by whole
-    // rollouts); of the others nothing says so.
+    // Files from before the field (and before weights_encoding): an actor-critic file past its
+    // first update had a trained value network unless the run had no critic (the no-value
+    // ablation, a credit by whole rollouts); of the others nothing says so.
     const bool critic = std::find(i.ablations.begin(), i.ablations.end(), "no-value") == i.ablations.end() &&
                         i.credit != "episode" && i.credit != "episode-job" && i.credit != "vine";
-    i.valueTrained = m.value_trained() || (m.trainer() == "rl" && m.step() > 0 && critic);
+    // (A file with weights_encoding was written after the field existed: it says so itself.)
+    i.valueTrained = m.value_trained() ||
+                     (m.weights_encoding().empty() && m.trainer() == "rl" && m.step() > 0 && critic);
     i.step = m.step();
     i.validationAvgJct = m.validation_avg_jct();
     i.seed = m.seed();
@@ -358,7 +423,21 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
                               "`dl2 train convert " + origin + " -o NEW.dl2ckpt`");
         c.parameters = std::make_shared<const ParameterSet>(legacyDecoder()(c.archive, s, origin));
     } else {
-        ParameterSet p = decodeWeights(weights, origin);
+        if (m.weights_encoding() != "" && m.weights_encoding() != "zlib")
+            throw bad(origin, "metadata field weights_encoding: unknown encoding '" +
+                                  m.weights_encoding() + "' (known: zlib)");
+        ParameterSet p = decodeWeights(
+            m.weights_encoding() == "zlib" ? uncompressWeights(weights, origin) : weights, origin);
+        if (m.value_omitted()) {
+            if (i.valueTrained)
+                throw bad(origin, "metadata says the value network was trained and omitted: a "
+                                  "trained value network is always stored");
+            for (const auto &[name, t] : p)
+                if (isValueParameter(name))
+                    throw bad(origin, "metadata says the value network is omitted, but the "
+                                      "weights hold '" + name + "'");
+            addFreshValueNetwork(p, s, m.seed());
+        }
         checkParameters(p, s, origin);
         c.parameters = std::make_shared<const ParameterSet>(std::move(p));
     }

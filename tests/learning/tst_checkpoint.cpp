@@ -1,17 +1,21 @@
 // Checkpoint round trip and every corrupt-file case: each must throw dl2::Error naming the
 // file and what is wrong, never crash and never load a wrong policy.
 #include "checkpoint.h"
+#include "checkpoint.pb.h"
 #include "dl2policy.h"
 #include "error.h"
 #include "fileio.h"
 #include "learner.h"
+#include "policynetwork.h"
 #include "registerpolicies.h"
 #include "scheduler.h"
 
+#include <QByteArray>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 
+#include <cmath>
 #include <cstring>
 
 #include <limits>
@@ -47,6 +51,51 @@ class TestCheckpoint : public QObject
         }
     }
 
+    // A weights-only file with its metadata record and stored weights changed by `edit`; the
+    // sizes and the checksum are made right again, so only what `edit` did is wrong.
+    template<typename Edit>
+    static std::string rewritten(const std::string &bytes, Edit edit)
+    {
+        std::uint32_t metaSize = 0;
+        for (int k = 0; k < 4; ++k)
+            metaSize |= std::uint32_t(std::uint8_t(bytes[size_t(12 + k)])) << (8 * k);
+        pb::CheckpointMeta m;
+        if (!m.ParseFromArray(bytes.data() + 16, int(metaSize)))
+            return {};
+        std::string weights = bytes.substr(16 + metaSize, m.weights_size());
+        edit(m, weights);
+        std::uint64_t h = 1469598103934665603ull; // FNV-1a 64
+        for (unsigned char c : weights)
+            h = (h ^ c) * 1099511628211ull;
+        m.set_weights_size(weights.size());
+        m.set_weights_checksum(h);
+        const std::string meta = m.SerializeAsString();
+        std::string out = bytes.substr(0, 12);
+        for (int k = 0; k < 4; ++k)
+            out += char((meta.size() >> (8 * k)) & 0xff);
+        return out + meta + weights;
+    }
+
+    static std::string inflated(const std::string &stored)
+    {
+        const QByteArray plain = qUncompress(QByteArray::fromRawData(stored.data(), qsizetype(stored.size())));
+        return std::string(plain.constData(), size_t(plain.size()));
+    }
+
+    // A file as written before weights_encoding and value_omitted existed (plain weights
+    // record, every parameter stored; `valueTrained` as then recorded).
+    static std::string olderFile(const PolicySpec &spec, TrainingInfo info, const ParameterSet &params,
+                                 bool valueTrained)
+    {
+        info.valueTrained = true; // store the value network
+        return rewritten(encodeCheckpoint(spec, info, NetworkArchive{params, {}}, false),
+                         [&](pb::CheckpointMeta &m, std::string &weights) {
+                             m.clear_weights_encoding();
+                             m.set_value_trained(valueTrained);
+                             weights = inflated(weights);
+                         });
+    }
+
     std::string validBytes(PolicyKind kind = PolicyKind::Dl2)
     {
         const PolicySpec spec = smallSpec(kind);
@@ -79,6 +128,7 @@ private Q_SLOTS:
         info.ablations = {"no-replay"};
         info.exploration = "reference";
         info.taskCredit = "remaining";
+        info.valueTrained = true; // kept in the file (an untrained one is left out, below)
         const std::string file = path("round.dl2ckpt");
         writeCheckpoint(file, spec, info, params);
         const Checkpoint c = readCheckpoint(file, spec.kind);
@@ -203,12 +253,16 @@ private Q_SLOTS:
         const Checkpoint c = readCheckpoint(v1.toStdString());
         setLegacyArchiveDecoder(nullptr);
         QCOMPARE(c.parameters->size(), expectedParameters(c.spec).size());
-        // Converted, it reads without the decoder and holds the same weights.
+        // Converted, it reads without the decoder and holds the same weights (of a value
+        // network, only a trained one: an untrained one is left out and read back fresh).
         const std::string file = path("converted.dl2ckpt");
         writeFileAtomically(file, encodeCheckpoint(c.spec, c.info, NetworkArchive{*c.parameters, {}}, false));
         const Checkpoint d = readCheckpoint(file);
         for (const auto &[name, t] : *c.parameters)
-            QCOMPARE(d.parameters->at(name).data, t.data);
+            if (name.rfind("policy.", 0) == 0 || c.info.valueTrained)
+                QCOMPARE(d.parameters->at(name).data, t.data);
+            else
+                QCOMPARE(d.parameters->at(name).shape, t.shape);
     }
 
     void wrongDimensions()
@@ -238,7 +292,9 @@ private Q_SLOTS:
         ParameterSet p = initialParameters(spec, 1);
         p.erase("value.out.bias");
         const std::string file = path("missing-param.dl2ckpt");
-        writeFileAtomically(file, encodeCheckpoint(spec, TrainingInfo{}, NetworkArchive{p, {}}, false));
+        TrainingInfo info;
+        info.valueTrained = true; // (an untrained value network is not stored at all)
+        writeFileAtomically(file, encodeCheckpoint(spec, info, NetworkArchive{p, {}}, false));
         expectError(file, "value.out.bias");
     }
 
@@ -288,9 +344,12 @@ private Q_SLOTS:
         QTest::newRow("es from an actor-critic") << QStringLiteral("rl-es") << true << 20LL << QString() << true;
         QTest::newRow("actor-critic") << QStringLiteral("rl") << true << 300LL << QString() << true;
         // Files from before the field was written: read from the trainer.
-        QTest::newRow("older actor-critic") << QStringLiteral("rl") << false << 300LL << QString() << true;
-        QTest::newRow("older actor-critic, step 0") << QStringLiteral("rl") << false << 0LL << QString() << false;
-        QTest::newRow("older no-value ablation") << QStringLiteral("rl") << false << 300LL << QStringLiteral("no-value") << false;
+        QTest::newRow("older actor-critic") << QStringLiteral("older rl") << false << 300LL << QString() << true;
+        // A new file says it itself: an actor-critic file that records no training is taken
+        // at its word.
+        QTest::newRow("actor-critic, not recorded") << QStringLiteral("rl") << false << 300LL << QString() << false;
+        QTest::newRow("older actor-critic, step 0") << QStringLiteral("older rl") << false << 0LL << QString() << false;
+        QTest::newRow("older no-value ablation") << QStringLiteral("older rl") << false << 300LL << QStringLiteral("no-value") << false;
     }
     void valueEstimatesOnlyFromATrainedValueNetwork()
     {
@@ -309,13 +368,98 @@ private Q_SLOTS:
         const std::string name = "value-" + trainer.toStdString() + std::to_string(step) +
                                  ablation.toStdString() + (recorded ? "-t" : "-f") + ".dl2ckpt";
         const std::string file = path(name.c_str());
-        writeCheckpoint(file, spec, info, initialParameters(spec, 5));
+        if (trainer.startsWith(QStringLiteral("older "))) {
+            info.trainer = trainer.mid(6).toStdString();
+            writeFileAtomically(file, olderFile(spec, info, initialParameters(spec, 5), recorded));
+        } else {
+            writeCheckpoint(file, spec, info, initialParameters(spec, 5));
+        }
         QCOMPARE(readCheckpoint(file).info.valueTrained, expected);
         registerLearnedPolicies();
         SchedulerConfig config;
         config.checkpoint = file;
         auto policy = makeScheduler("dl2", config);
         QCOMPARE(dynamic_cast<Dl2Policy &>(*policy).valueEstimates(), expected);
+    }
+
+    void untrainedValueNetworkIsLeftOut()
+    {
+        PolicySpec spec = smallSpec(PolicyKind::Dl2);
+        spec.window = 20;
+        const ParameterSet params = initialParameters(spec, 3);
+        TrainingInfo info;
+        info.trainer = "sl";
+        info.seed = 11;
+        const std::string untrained = path("untrained.dl2ckpt"), trained = path("trained.dl2ckpt");
+        writeCheckpoint(untrained, spec, info, params);
+        info.valueTrained = true;
+        writeCheckpoint(trained, spec, info, params);
+        QVERIFY(QFile(QString::fromStdString(untrained)).size() < QFile(QString::fromStdString(trained)).size());
+
+        const Checkpoint a = readCheckpoint(untrained), b = readCheckpoint(untrained);
+        QCOMPARE(a.parameters->size(), params.size());
+        bool valueDiffers = false;
+        for (const auto &[name, t] : params) {
+            const ParameterTensor &got = a.parameters->at(name);
+            QCOMPARE(got.shape, t.shape);
+            QCOMPARE(got.data, b.parameters->at(name).data); // the same fresh network each read
+            if (name.rfind("policy.", 0) == 0) {
+                QCOMPARE(got.data, t.data);
+                continue;
+            }
+            const double bound = 1.0 / std::sqrt(double(name.find("fc1") != std::string::npos ? spec.stateDim()
+                                                          : name.find("fc2") != std::string::npos ? spec.hidden1
+                                                                                                  : spec.hidden2));
+            float largest = 0.0f;
+            for (float v : got.data) {
+                QVERIFY(std::isfinite(v));
+                QVERIFY2(std::abs(v) <= bound, name.c_str());
+                largest = std::max(largest, std::abs(v));
+            }
+            QVERIFY2(largest > 0.5 * bound, name.c_str()); // spread over the range, not zeros
+            valueDiffers = valueDiffers || got.data != t.data;
+        }
+        QVERIFY(valueDiffers);
+        // A file with optimizer state (a run to resume) keeps its value network as it was.
+        info.valueTrained = false;
+        const std::string resumable = path("resumable.dl2ckpt");
+        writeFileAtomically(resumable, encodeCheckpoint(spec, info, NetworkArchive{params, "optimizer"}, true));
+        const Checkpoint r = readCheckpoint(resumable);
+        for (const auto &[name, t] : params)
+            QCOMPARE(r.parameters->at(name).data, t.data);
+        // A trained value network is never left out: a file that says otherwise is corrupt.
+        writeFileAtomically(path("omitted-trained.dl2ckpt"),
+                            rewritten(readFile(untrained), [](pb::CheckpointMeta &m, std::string &) {
+                                m.set_value_trained(true);
+                            }));
+        expectError(path("omitted-trained.dl2ckpt"), "trained and omitted");
+    }
+
+    void compressedWeightsRecord()
+    {
+        const std::string bytes = validBytes();
+        const std::string unknown = path("encoding.dl2ckpt"), garbage = path("inflate.dl2ckpt"),
+                          plain = path("plain.dl2ckpt");
+        writeFileAtomically(unknown, rewritten(bytes, [](pb::CheckpointMeta &m, std::string &) {
+                                m.set_weights_encoding("lz4");
+                            }));
+        expectError(unknown, "unknown encoding 'lz4'");
+        writeFileAtomically(garbage, rewritten(bytes, [](pb::CheckpointMeta &, std::string &w) {
+                                for (size_t k = 4; k < w.size(); ++k)
+                                    w[k] = char(0x5a);
+                            }));
+        expectError(garbage, "does not inflate");
+        // A huge claimed size in qCompress's header is refused before anything is allocated.
+        writeFileAtomically(garbage, rewritten(bytes, [](pb::CheckpointMeta &, std::string &w) {
+                                w[0] = char(0x7f);
+                            }));
+        expectError(garbage, "uncompressed");
+        // The plain record of older files still reads.
+        writeFileAtomically(plain, rewritten(bytes, [](pb::CheckpointMeta &m, std::string &w) {
+                                m.clear_weights_encoding();
+                                w = inflated(w);
+                            }));
+        QCOMPARE(readCheckpoint(plain).parameters->size(), expectedParameters(smallSpec(PolicyKind::Dl2)).size());
     }
 
     void shippedPoliciesLoad_data()
