@@ -54,13 +54,15 @@ struct DecisionRecord
 };
 
 // One named column of the state a policy saw. A one-hot group (dl2's job type) is one column
-// of `count` entries.
+// of `count` entries; so is a group of 0/1 inputs (`bits`: dl2's per-type count features),
+// shown as how many of them are set.
 struct DecisionFeature
 {
     std::string name;
     std::string description; // what the number means
     int first = 0;           // offset in a row of DecisionRecord::features (or in global)
     int count = 1;
+    bool bits = false;
 };
 
 // How to read a policy's records: its name, how its slot works, its columns.

@@ -20,7 +20,7 @@ std::vector<FeatureColumn> columnsOf(const std::vector<dl2::DecisionFeature> &fe
     out.reserve(features.size());
     for (const auto &f : features)
         out.push_back({QString::fromStdString(f.name), QString::fromStdString(f.description),
-                       f.first, f.count});
+                       f.first, f.count, f.bits});
     return out;
 }
 

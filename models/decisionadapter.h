@@ -28,7 +28,8 @@ struct FeatureColumn
     QString name;
     QString description; // tooltip: what the number means
     int first = 0;       // offset in a row of DecisionRecord::features
-    int count = 1;       // > 1: one-hot group
+    int count = 1;       // > 1: one-hot group (a model name), or 0/1 inputs if `bits`
+    bool bits = false;   // shown as how many are set
 };
 
 struct DecisionLog

@@ -67,6 +67,12 @@ double DecisionStateModel::featureValue(int stateRow, const FeatureColumn &c) co
     const size_t base = static_cast<size_t>(stateRow) * static_cast<size_t>(m_step.jobDim);
     if (c.count == 1)
         return m_step.features[base + static_cast<size_t>(c.first)];
+    if (c.bits) {
+        int set = 0;
+        for (int k = 0; k < c.count; ++k)
+            set += m_step.features[base + static_cast<size_t>(c.first + k)] > 0.5f ? 1 : 0;
+        return set;
+    }
     for (int k = 0; k < c.count; ++k) // one-hot: the hot index
         if (m_step.features[base + static_cast<size_t>(c.first + k)] > 0.5f)
             return k;
@@ -97,7 +103,7 @@ QVariant DecisionStateModel::data(const QModelIndex &index, int role) const
         {
             const FeatureColumn &c = m_columns[static_cast<size_t>(column - FirstFeatureColumn)];
             const double v = featureValue(stateRow, c);
-            if (c.count > 1) {
+            if (c.count > 1 && !c.bits) {
                 const int t = static_cast<int>(v);
                 return t >= 0 && t < m_typeNames.size() ? m_typeNames[t] : QString::number(t);
             }
@@ -117,7 +123,8 @@ QVariant DecisionStateModel::data(const QModelIndex &index, int role) const
         return stateRow;
     case Qt::TextAlignmentRole:
         if (column >= FirstFeatureColumn &&
-            m_columns[static_cast<size_t>(column - FirstFeatureColumn)].count > 1)
+            m_columns[static_cast<size_t>(column - FirstFeatureColumn)].count > 1 &&
+            !m_columns[static_cast<size_t>(column - FirstFeatureColumn)].bits)
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter); // a model name
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:

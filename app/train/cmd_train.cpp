@@ -65,6 +65,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
     p.addOption({opt("hidden"), opt("Hidden layer sizes H1,H2 (fresh networks)."), opt("H1,H2")});
     p.addOption({opt("raw-type"), opt("dl2: feed the raw type id (reference code) instead of one-hot (paper).")});
     p.addOption({opt("normalise"), opt("dl2: normalise features (not in the reference).")});
+    p.addOption({opt("count-features"), opt("dl2: how a job's workers and PSs are fed: scalar (the paper: the two counts) or per-type (also one bit per job type and level, type = t and count >= c, c = 2..16: lets the network stop at each type's own count)."), opt("MODE"), opt("scalar")});
     p.addOption({opt("window"), opt("dl2: the window J, jobs the network sees and adds tasks to (default: the scenario's, 40 on dl2-reference; the window teachers use the same J)."), opt("J")});
     p.addOption({opt("best-setting-features"),
                  opt("dl2-plus: add each job's gap to its fastest setting on the cluster's speed "
@@ -166,7 +167,8 @@ int launchLocalRanks(const QCommandLineParser &p, const QStringList &args)
 std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKind kind, const std::string &scenario)
 {
     if (!p.isSet(opt("hidden")) && !p.isSet(opt("raw-type")) && !p.isSet(opt("normalise")) &&
-        !p.isSet(opt("best-setting-features")) && !p.isSet(opt("window")))
+        !p.isSet(opt("best-setting-features")) && !p.isSet(opt("window")) &&
+        !p.isSet(opt("count-features")))
         return std::nullopt;
     PolicySpec s = defaultSpec(kind, scenarioByName(scenario).window, 8);
     if (p.isSet(opt("hidden"))) {
@@ -188,6 +190,15 @@ std::optional<PolicySpec> specFromOptions(const QCommandLineParser &p, PolicyKin
         s.features.oneHotType = false;
     if (p.isSet(opt("normalise")))
         s.features.normalise = true;
+    if (p.isSet(opt("count-features"))) {
+        try {
+            s.features.counts = countFeaturesFromString(p.value(opt("count-features")).toStdString());
+        } catch (const Error &e) {
+            throw Error(std::string("--count-features: ") + e.what());
+        }
+        if (kind != PolicyKind::Dl2 && s.features.counts != CountFeatures::Scalar)
+            throw Error("--count-features per-type: only for --policy dl2");
+    }
     if (p.isSet(opt("best-setting-features"))) {
         if (kind != PolicyKind::Dl2Plus)
             throw Error("--best-setting-features: only for --policy dl2-plus");
@@ -364,7 +375,7 @@ int runSl(const QStringList &args)
     p.setApplicationDescription(opt("Supervised warm-up: imitate a teacher scheduler (docs/model.md section 6)."));
     addCommonTrainOptions(p);
     p.addOption({opt("teacher"), opt("Teacher: drf, fifo, srtf, optimus, best-config, or for dl2 a window teacher optimus-window-R or best-config-window-R, R = nocap, 0, 25, 50, 75, 100 (the base's allocation within dl2's window, see windowteacher.h) (default drf)."), opt("NAME"), opt("drf")});
-    p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining."), opt("ORDER"), opt("auto")});
+    p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining, random (one needed task at a time), random-jobs (each job's tasks in turn, the jobs in random order)."), opt("ORDER"), opt("auto")});
     p.addOption({opt("no-window-shuffle"), opt("dl2: train on the window's rows in arrival order (by default they are shuffled in every batch, the paper's augmentation).")});
     p.addOption({opt("tie-window"), opt("dl2: tie the network's weights across the window positions for the first N updates (or 'all'), so every position learns the same per-job function; the network stays the paper's flat one and trains freely afterwards (default: never). With --init, only from a checkpoint trained with --tie-window all."), opt("N")});
     p.addOption({opt("labels"), opt("SL targets: sequence (the teacher's next task, default), set (uniform over every task its allocation still needs), multi (the same set, per-action binary cross-entropy) or wfirst (multi, a job's workers before its PSs)."), opt("KIND"), opt("sequence")});
@@ -410,7 +421,7 @@ int runSl(const QStringList &args)
         o.spec = specFromOptions(p, o.kind, o.scenario);
         if (!o.init.empty()) {
             if (o.spec)
-                throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise/--best-setting-features/--window)");
+                throw Error("--init: the network shape comes from the checkpoint (drop --hidden/--raw-type/--normalise/--count-features/--best-setting-features/--window)");
             o.kind = readCheckpoint(o.init).spec.kind;
         }
         o.shuffleWindow = !p.isSet(opt("no-window-shuffle"));

@@ -207,6 +207,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     m.mutable_features()->set_one_hot_type(spec.features.oneHotType);
     m.mutable_features()->set_normalise(spec.features.normalise);
     m.mutable_features()->set_best_setting(spec.features.bestSetting);
+    m.mutable_features()->set_counts(toString(spec.features.counts));
     m.set_hidden1(spec.hidden1);
     m.set_hidden2(spec.hidden2);
     m.set_initial_bundles(spec.initialBundles);
@@ -335,7 +336,17 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
                               "'");
     s.window = m.window();
     s.types = m.job_types();
-    s.features = {m.features().one_hot_type(), m.features().normalise(), m.features().best_setting()};
+    s.features.oneHotType = m.features().one_hot_type();
+    s.features.normalise = m.features().normalise();
+    s.features.bestSetting = m.features().best_setting();
+    try {
+        const std::string &counts = m.features().counts();
+        s.features.counts = counts.empty() ? CountFeatures::Scalar : countFeaturesFromString(counts);
+    } catch (const Error &e) {
+        throw bad(origin, std::string("metadata field features.counts: ") + e.what());
+    }
+    if (s.kind != PolicyKind::Dl2 && s.features.counts != CountFeatures::Scalar)
+        throw bad(origin, "metadata field features.counts: per-type count features are dl2's only");
     s.hidden1 = m.hidden1();
     s.hidden2 = m.hidden2();
     s.initialBundles = m.initial_bundles();

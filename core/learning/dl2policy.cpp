@@ -323,6 +323,16 @@ DecisionLayout Dl2Policy::decisionLayout() const
                  : "Dominant resource share of the job in the cluster");
         add(c, "workers", norm ? "Workers / max workers" : "Workers so far this slot");
         add(c, "PSs", norm ? "PSs / max PSs" : "Parameter servers so far this slot");
+        if (m_spec.features.counts == CountFeatures::PerType) {
+            add(c, "counts by type",
+                "Per-type count features: for each job type in turn, [this type and workers >= "
+                "c] for c = 2.." + std::to_string(kCountLevels + 1) +
+                    ", then the same for PSs (only the job's own type has bits set). "
+                    "Shown: how many bits are set (workers - 1 + PSs - 1, each at most " +
+                    std::to_string(kCountLevels) + ")",
+                2 * kCountLevels * m_spec.types);
+            c.back().bits = true;
+        }
         const std::string window = "Window: first " + std::to_string(m_spec.window) +
                                    " jobs by arrival.";
         layout.notes = m_spec.initialBundles

@@ -32,6 +32,20 @@ Decode decodeFromString(const std::string &name)
     throw Error("unknown decoding '" + name + "' (known: greedy, sample)");
 }
 
+const char *toString(CountFeatures counts)
+{
+    return counts == CountFeatures::PerType ? "per-type" : "scalar";
+}
+
+CountFeatures countFeaturesFromString(const std::string &name)
+{
+    if (name == "scalar")
+        return CountFeatures::Scalar;
+    if (name == "per-type")
+        return CountFeatures::PerType;
+    throw Error("unknown count features '" + name + "' (known: scalar, per-type)");
+}
+
 const char *toString(Exploration e)
 {
     return e == Exploration::Reference ? "reference" : "paper";
@@ -50,7 +64,8 @@ int PolicySpec::jobDim() const
 {
     if (kind == PolicyKind::Dl2Plus)
         return kPlusJobFeatures + (features.bestSetting ? kPlusBestSettingFeatures : 0);
-    return (features.oneHotType ? types : 1) + 5;
+    const int perType = features.counts == CountFeatures::PerType ? 2 * kCountLevels * types : 0;
+    return (features.oneHotType ? types : 1) + 5 + perType;
 }
 
 int PolicySpec::globalDim() const

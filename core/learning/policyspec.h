@@ -55,6 +55,19 @@ const char *toString(Exploration e);
 // Throws dl2::Error for anything but "paper" / "reference".
 Exploration explorationFromString(const std::string &name);
 
+// How dl2 (faithful) encodes a job's workers and PSs. `Scalar`: the two counts (the paper's
+// state). `PerType` (a departure, training choice): also, for every job type t and every level
+// c = 2..16, the bits [type = t and workers >= c] and [type = t and PSs >= c] (2 x 15 x types
+// more inputs per job; counts above 16 read as 16). The same information as the scalars, in a
+// form where "this type has reached c" is one input: the scalar students' logits fall with the
+// count as a straight line and cannot stop at each type's own count (core/learning/README.md,
+// "Per-type count features").
+enum class CountFeatures { Scalar, PerType };
+const char *toString(CountFeatures counts);
+// Throws dl2::Error for anything but "scalar" / "per-type".
+CountFeatures countFeaturesFromString(const std::string &name);
+inline constexpr int kCountLevels = 15; // c = 2..16
+
 struct FeatureOptions
 {
     bool oneHotType = true;
@@ -66,6 +79,7 @@ struct FeatureOptions
     // gains, which on the measured (non-concave) surface do not show where the best setting
     // is; the faithful dl2 learns it per type from its one-hot type instead.
     bool bestSetting = false;
+    CountFeatures counts = CountFeatures::Scalar; // dl2 only
 };
 
 struct PolicySpec

@@ -42,9 +42,10 @@ const std::vector<ShippedPolicy> &shippedPolicies()
          "to the window (best-config-window-25, DAgger), then ES; validation seeds 100-109"},
         {"dl2-reference-window60", PolicyKind::Dl2, "rbf", "",
          "dl2-reference, measured speeds: the faithful dl2 with a window of 60 jobs instead of "
-         "40 (dl2 train --window 60): normalised features, SL from best-config-window-25 with "
-         "the same window, set labels, the weights tied across the window positions "
-         "(--tie-window all), 250 updates; validation seeds 100-104"},
+         "40 (dl2 train --window 60): normalised features and per-type count features, SL from "
+         "best-config-window-25 with the same window, the teacher's tasks replayed job by job "
+         "in random job order, set labels, the weights tied across the window positions "
+         "(--tie-window all), seed 1, best of 1,000 updates (900); validation seeds 100-104"},
         {"dl2-plus-reference", PolicyKind::Dl2Plus, "rbf",
          "dl2-plus on dl2-reference, dl2-small and trace files (measured speeds, the default)",
          "dl2-reference, measured speeds: best-setting features, SL from best-config; "

@@ -63,6 +63,11 @@ void StateEncoder::encodeJob(const SlotContext &ctx, int index, float *row) cons
         row[k++] = float(norm ? share * ctx.cluster().nodeCount() / ctx.maxWorkers() : share);
         row[k++] = float(norm ? double(j.workers) / ctx.maxWorkers() : j.workers);
         row[k++] = float(norm ? double(j.ps) / ctx.maxPs() : j.ps);
+        if (m_spec.features.counts == CountFeatures::PerType)
+            for (int t = 0; t < m_spec.types; ++t)
+                for (const int n : {j.workers, j.ps})
+                    for (int c = 2; c <= kCountLevels + 1; ++c)
+                        row[k++] = (t == j.type && n >= c) ? 1.0f : 0.0f;
         return;
     }
     // dl2-plus: type-free, normalised.

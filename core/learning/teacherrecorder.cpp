@@ -17,8 +17,9 @@ TeacherRecorder::TeacherRecorder(std::unique_ptr<Scheduler> teacher, std::string
         throw Error("unknown teacher labels '" + labels + "' (known: sequence, set, wfirst)");
     if (m_order == "auto")
         m_order = m_teacherName == "srtf" ? "remaining" : m_teacherName == "fifo" ? "arrival" : "share";
-    if (m_order != "share" && m_order != "arrival" && m_order != "remaining" && m_order != "random")
-        throw Error("unknown teacher order '" + m_order + "' (known: auto, share, arrival, remaining, random)");
+    if (m_order != "share" && m_order != "arrival" && m_order != "remaining" && m_order != "random" &&
+        m_order != "random-jobs")
+        throw Error("unknown teacher order '" + m_order + "' (known: auto, share, arrival, remaining, random, random-jobs)");
 }
 
 std::vector<std::pair<int, int>> TeacherRecorder::label(const SlotContext &ctx)
@@ -91,9 +92,12 @@ void TeacherRecorder::schedule(SlotContext &ctx)
         return true;
     };
 
-    const bool byArrival = m_order == "arrival";
+    const bool byArrival = m_order == "arrival" || m_order == "random-jobs";
     const bool byRemaining = m_order == "remaining";
     std::vector<int> order(active);
+    if (m_order == "random-jobs") // Fisher-Yates; then each job's tasks in turn
+        for (size_t k = order.size(); k > 1; --k)
+            std::swap(order[k - 1], order[size_t(m_rng.below(k))]);
     if (byRemaining)
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
             return jobs[size_t(a)].remainingFraction() < jobs[size_t(b)].remainingFraction();

@@ -7,7 +7,11 @@
 //   order "share": the job with the smallest dominant share next (DRF order), a bundle at a
 //   time; "arrival": jobs by arrival, each job's tasks in turn (FIFO); "remaining": by
 //   remaining fraction (SRTF); "random": one needed task (worker or PS of any job) at a time,
-//   uniformly at random (for set labels: covers the orders an order-free student takes).
+//   uniformly at random (for set labels: covers the orders an order-free student takes);
+//   "random-jobs": each job's tasks in turn as in "arrival", the jobs in a random order (for
+//   set labels: every job reaches its count while others still need tasks, the states in
+//   which an order-free student must learn to leave a job alone; the other orders bring a
+//   job with many tasks to its count only at the end of the slot).
 //   "auto" (default) = arrival for fifo, remaining for srtf,
 //   share for drf, optimus and others. (Optimus's marginal-gain order is not observable from
 //   outside. Replaying it per job in arrival order is imitated with much higher agreement,

@@ -486,6 +486,11 @@ private Q_SLOTS:
                 "--tie-window: only for --policy dl2");
         refused({QStringLiteral("--tie-window"), QStringLiteral("0")}, "--tie-window");
         refused({QStringLiteral("--tie-window"), QStringLiteral("some")}, "--tie-window");
+        refused({QStringLiteral("--count-features"), QStringLiteral("log")},
+                "--count-features: unknown count features 'log' (known: scalar, per-type)");
+        refused({QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--count-features"),
+                 QStringLiteral("per-type")},
+                "--count-features per-type: only for --policy dl2");
         // 20 window positions and 16 hidden units: not one unit per position.
         refused({QStringLiteral("--tie-window"), QStringLiteral("all"), QStringLiteral("--hidden"),
                  QStringLiteral("16,16")},
@@ -501,6 +506,23 @@ private Q_SLOTS:
                        extra);
         };
         QCOMPARE(train(QStringLiteral("untied.dl2ckpt"), {}).code, 0);
+        // Per-type count features: the file says so, and the policy it holds plays.
+        QCOMPARE(train(QStringLiteral("per-type.dl2ckpt"), {QStringLiteral("--count-features"),
+                                                           QStringLiteral("per-type"),
+                                                           QStringLiteral("--teacher-order"),
+                                                           QStringLiteral("random-jobs")}).code, 0);
+        const Run perType = dl2({QStringLiteral("policy"), QStringLiteral("show"), dir.filePath(QStringLiteral("per-type.dl2ckpt"))});
+        QCOMPARE(perType.code, 0);
+        const QJsonObject perTypeInfo = QJsonDocument::fromJson(perType.out).object();
+        QCOMPARE(perTypeInfo[QStringLiteral("count_features")].toString(), u"per-type"_qs);
+        QCOMPARE(perTypeInfo[QStringLiteral("training")].toObject()[QStringLiteral("teacher_order")].toString(),
+                 u"random-jobs"_qs);
+        const Run played = dl2({QStringLiteral("simulate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                                QStringLiteral("--policy"), QStringLiteral("dl2"), QStringLiteral("--checkpoint"),
+                                dir.filePath(QStringLiteral("per-type.dl2ckpt")), QStringLiteral("--seed"),
+                                QStringLiteral("100")});
+        QVERIFY2(played.code == 0, played.err.constData());
+        refused({QStringLiteral("--teacher-order"), QStringLiteral("jobs")}, "unknown teacher order 'jobs'");
         QCOMPARE(train(QStringLiteral("tied.dl2ckpt"), {QStringLiteral("--tie-window"), QStringLiteral("all")}).code, 0);
         refused({QStringLiteral("--init"), dir.filePath(QStringLiteral("untied.dl2ckpt")),
                  QStringLiteral("--tie-window"), QStringLiteral("all")},
@@ -517,7 +539,9 @@ private Q_SLOTS:
             QJsonDocument::fromJson(show.out).object()[QStringLiteral("training")].toObject();
         QCOMPARE(training[QStringLiteral("tie_window")].toString(), u"all"_qs);
         QCOMPARE(training[QStringLiteral("labels")].toString(), u"set"_qs);
-        QCOMPARE(training[QStringLiteral("teacher_order")].toString(), u"share"_qs);
+        QCOMPARE(training[QStringLiteral("teacher_order")].toString(), u"random-jobs"_qs);
+        QCOMPARE(QJsonDocument::fromJson(show.out).object()[QStringLiteral("count_features")].toString(),
+                 u"per-type"_qs);
     }
 
     void versionAndHelp()

@@ -462,6 +462,33 @@ private Q_SLOTS:
         QCOMPARE(readCheckpoint(plain).parameters->size(), expectedParameters(smallSpec(PolicyKind::Dl2)).size());
     }
 
+    void perTypeCountFeatures()
+    {
+        PolicySpec spec = smallSpec(PolicyKind::Dl2);
+        spec.features.counts = CountFeatures::PerType;
+        QCOMPARE(spec.jobDim(), 8 + 5 + 2 * 15 * 8);
+        const std::string file = path("per-type.dl2ckpt");
+        writeCheckpoint(file, spec, TrainingInfo{}, initialParameters(spec, 4));
+        const Checkpoint c = readCheckpoint(file);
+        QVERIFY(c.spec.features.counts == CountFeatures::PerType);
+        QCOMPARE(c.spec.stateDim(), spec.stateDim());
+        // Older files (no field) are scalar; an unknown value and dl2-plus are refused.
+        const std::string older = path("counts-older.dl2ckpt"), unknown = path("counts-unknown.dl2ckpt"),
+                          plus = path("counts-plus.dl2ckpt");
+        writeFileAtomically(older, rewritten(validBytes(), [](pb::CheckpointMeta &m, std::string &) {
+                                m.mutable_features()->clear_counts();
+                            }));
+        QVERIFY(readCheckpoint(older).spec.features.counts == CountFeatures::Scalar);
+        writeFileAtomically(unknown, rewritten(readFile(file), [](pb::CheckpointMeta &m, std::string &) {
+                                m.mutable_features()->set_counts("log");
+                            }));
+        expectError(unknown, "features.counts");
+        writeFileAtomically(plus, rewritten(validBytes(PolicyKind::Dl2Plus), [](pb::CheckpointMeta &m, std::string &) {
+                                m.mutable_features()->set_counts("per-type");
+                            }));
+        expectError(plus, "dl2's only");
+    }
+
     void shippedPoliciesLoad_data()
     {
         QTest::addColumn<QString>("kind");

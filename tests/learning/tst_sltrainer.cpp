@@ -1,6 +1,7 @@
 // A short seeded SL run on dl2-small: the loss falls and the policy agrees with its teacher
 // well above chance; the checkpoint and curves are written and load back. Slot-level DAgger
-// (loss falls, deterministic for a seed) and order-free labels from the window teacher.
+// (loss falls, deterministic for a seed), order-free labels from the window teacher and the
+// teacher's replay orders.
 #include "checkpoint.h"
 #include "curves.h"
 #include "learner.h"
@@ -8,6 +9,9 @@
 #include "rng.h"
 #include "scenario.h"
 #include "sltrainer.h"
+#include "simulator.h"
+#include "teacherrecorder.h"
+#include "windowteacher.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -109,6 +113,58 @@ private Q_SLOTS:
         QVERIFY(r.curve.back().validationLoss < r.curve.front().validationLoss);
         QVERIFY(r.agreement > 0.5);
         QVERIFY(r.agreement > 2 * r.chanceAgreement);
+    }
+
+    // The replay orders of the teacher's tasks (sequence labels, so each sample's action is the
+    // task replayed): "arrival" gives each job's tasks in turn, the jobs by arrival (window
+    // position); "random-jobs" each job's tasks in turn too, the jobs in a random order.
+    void teacherReplayOrders()
+    {
+        registerWindowTeachers();
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = defaultSpec(PolicyKind::Dl2, sc.window, 8);
+        SchedulerConfig config;
+        config.scenario = "dl2-small";
+        // Per slot, the window positions in the order their tasks were replayed (one entry per
+        // run of tasks on the same position).
+        const auto blocks = [&](const std::string &order) {
+            std::vector<std::vector<int>> perSlot(1);
+            TeacherRecorder recorder(makeScheduler("best-config-window-nocap", config),
+                                     "best-config-window-nocap", spec,
+                                     [&](Sample x) {
+                                         if (x.action == 3 * x.rows) {
+                                             perSlot.emplace_back();
+                                             return;
+                                         }
+                                         const int row = x.action / 3;
+                                         if (perSlot.back().empty() || perSlot.back().back() != row)
+                                             perSlot.back().push_back(row);
+                                     },
+                                     order, "sequence");
+            Simulator sim(sc.cluster, profiles, sc.trace(profiles, 3), sc.simulation);
+            for (int slot = 0; slot < 30 && !sim.done(); ++slot)
+                sim.step(recorder);
+            return perSlot;
+        };
+        int shuffled = 0, slotsWithJobs = 0;
+        for (const std::string order : {"arrival", "random-jobs"}) {
+            for (const std::vector<int> &rows : blocks(order)) {
+                // Each job's tasks in one run: no position comes back.
+                std::vector<int> sorted = rows;
+                std::sort(sorted.begin(), sorted.end());
+                QVERIFY2(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end(), order.c_str());
+                if (order == "arrival") {
+                    QVERIFY(std::is_sorted(rows.begin(), rows.end()));
+                } else if (rows.size() > 2) {
+                    ++slotsWithJobs;
+                    shuffled += std::is_sorted(rows.begin(), rows.end()) ? 0 : 1;
+                }
+            }
+        }
+        qInfo("random-jobs: %d of %d slots with 3+ jobs replayed out of arrival order", shuffled, slotsWithJobs);
+        QVERIFY(slotsWithJobs >= 10);
+        QVERIFY(shuffled > slotsWithJobs / 2);
     }
 
     // A student with its own window J (`dl2 train sl --window J`): the window teachers it

@@ -88,6 +88,46 @@ private Q_SLOTS:
             QVERIFY(qAbs(s.jobs[size_t(k)] - row0[size_t(k)]) < 1e-6f);
     }
 
+    void perTypeCountFeatures()
+    {
+        Fixture f;
+        for (int k = 0; k < 2; ++k)
+            f.ctx->add(0, TaskKind::Ps); // job 0 (type 0): 1 worker, 3 PSs
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 3, 8);
+        spec.features.normalise = true;
+        spec.features.counts = CountFeatures::PerType;
+        StateEncoder enc(spec);
+        EncodedState s;
+        enc.encode(*f.ctx, s);
+        QCOMPARE(s.jobDim, 13 + 240);
+        const float *row0 = s.jobs.data();
+        const float *row1 = s.jobs.data() + s.jobDim;
+        QCOMPARE(row0[12], 3.0f / 16); // the scalar counts stay
+        // Job 0: type 0, workers >= c for no c in 2..16, PSs >= c for c = 2, 3; nothing else.
+        for (int k = 0; k < 240; ++k) {
+            const bool psLevel = k >= 15 && k < 30 && k - 15 + 2 <= 3;
+            QCOMPARE(row0[13 + k], psLevel ? 1.0f : 0.0f);
+            QCOMPARE(row1[13 + k], 0.0f); // job 1 has no task yet
+        }
+        // After a task only that job's row changes, by the incremental update as by a full encode.
+        f.ctx->add(1, TaskKind::Bundle);
+        f.ctx->add(1, TaskKind::Worker);
+        enc.update(*f.ctx, 1, s);
+        EncodedState full;
+        enc.encode(*f.ctx, full);
+        QCOMPARE(s.jobs, full.jobs);
+        const int type1 = 5;
+        QCOMPARE(s.jobs[size_t(s.jobDim + 13 + type1 * 30)], 1.0f); // workers >= 2
+        QCOMPARE(s.jobs[size_t(s.jobDim + 13 + type1 * 30 + 1)], 0.0f); // not >= 3
+        QCOMPARE(s.jobs[size_t(s.jobDim + 13 + type1 * 30 + 15)], 0.0f); // PSs: 1
+        // The inspector's columns cover the row.
+        Dl2Policy policy(spec, std::make_shared<const ParameterSet>(initialParameters(spec, 1)));
+        const DecisionLayout layout = policy.decisionLayout();
+        QCOMPARE(layout.columns.back().first + layout.columns.back().count, s.jobDim);
+        QCOMPARE(layout.columns.back().name, std::string("counts by type"));
+        QVERIFY(layout.columns.back().bits);
+    }
+
     void plusFeatures()
     {
         Fixture f;

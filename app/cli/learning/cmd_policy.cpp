@@ -33,6 +33,7 @@ QJsonObject describe(const Checkpoint &c)
     if (c.spec.kind == PolicyKind::Dl2) {
         o[opt("type_input")] = c.spec.features.oneHotType ? opt("one-hot") : opt("raw id");
         o[opt("normalised_features")] = c.spec.features.normalise;
+        o[opt("count_features")] = QString::fromLatin1(toString(c.spec.features.counts));
     } else {
         o[opt("best_setting_features")] = c.spec.features.bestSetting;
     }
