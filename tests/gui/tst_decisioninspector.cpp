@@ -151,18 +151,24 @@ void TestDecisionInspector::inspectorShowsPolicyRecords_data()
 {
     QTest::addColumn<QString>("policy");
     QTest::addColumn<int>("slot");
-    QTest::newRow("dl2") << QStringLiteral("dl2") << 14;
-    QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << 14;
+    QTest::addColumn<QString>("checkpoint");
+    QTest::newRow("dl2") << QStringLiteral("dl2") << 14 << QString();
+    QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << 14 << QString();
+    // The shipped window-60 policy reads per-type count features: a group of 0/1 inputs the
+    // state table shows as how many are set.
+    QTest::newRow("dl2 window 60, per-type counts") << QStringLiteral("dl2") << 14
+                                                    << QStringLiteral("dl2-reference-window60");
 }
 
 void TestDecisionInspector::inspectorShowsPolicyRecords()
 {
     QFETCH(QString, policy);
     QFETCH(int, slot);
+    QFETCH(QString, checkpoint);
     QVERIFY(m_window->raiseDock(QStringLiteral("decisions")));
-    load(policy);
+    load(policy, checkpoint);
     show(slot);
-    const StraightRun run(policy, slot);
+    const StraightRun run(policy, slot, checkpoint);
     const auto &records = run.records();
     QVERIFY(!records.empty());
 
@@ -225,12 +231,20 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
                 QCOMPARE(cell.data(DecisionStateModel::MaskedRole).toBool(), r.mask[a] == 0);
                 QCOMPARE(cell.data(DecisionStateModel::ChosenRole).toBool(), int(a) == r.action);
             }
-            // A plain feature column shows the value the network saw.
+            // A plain feature column shows the value the network saw; a group of bits, how
+            // many are set.
             const FeatureColumn &last = log.columns.back();
-            QCOMPARE(state->index(row, state->columnCount() - 1)
-                         .data(DecisionStateModel::SortRole)
-                         .toFloat(),
-                     r.features[size_t(stateRow * r.jobDim + last.first)]);
+            float expected = r.features[size_t(stateRow * r.jobDim + last.first)];
+            QCOMPARE(last.bits, !checkpoint.isEmpty());
+            if (last.bits) {
+                expected = 0.0f;
+                for (int k = 0; k < last.count; ++k)
+                    expected += r.features[size_t(stateRow * r.jobDim + last.first + k)];
+            }
+            const QModelIndex lastCell = state->index(row, state->columnCount() - 1);
+            QCOMPARE(lastCell.data(DecisionStateModel::SortRole).toFloat(), expected);
+            if (last.bits)
+                QCOMPARE(lastCell.data().toString(), QString::number(expected));
         }
         QCOMPARE(state->chosenRow() >= 0, !r.stop);
         const auto &shown = inspector->probabilityPlot()->shownActions();
