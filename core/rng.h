@@ -3,7 +3,9 @@
 // across runs and machines: our own generator and arithmetic, never std:: distributions (whose
 // output differs between standard libraries).
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 
 namespace dl2 {
 
@@ -23,6 +25,14 @@ public:
     int poisson(double mean);
     // Standard normal (Box-Muller).
     double normal();
+    // Fisher-Yates over [first, last): every order equally likely. The draws are below(n),
+    // below(n - 1), ..., below(2) for the last position down, so seeded runs stay reproducible.
+    template<typename It>
+    void shuffle(It first, It last)
+    {
+        for (auto n = std::uint64_t(std::distance(first, last)); n > 1; --n)
+            std::iter_swap(std::next(first, std::ptrdiff_t(n - 1)), std::next(first, std::ptrdiff_t(below(n))));
+    }
 
 private:
     std::uint64_t m_state;

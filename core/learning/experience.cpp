@@ -41,8 +41,7 @@ Sample shuffledWindow(const Sample &in, Rng &rng)
     std::vector<int> perm(rows);
     for (int i = 0; i < rows; ++i)
         perm[i] = i;
-    for (int i = rows - 1; i > 0; --i)
-        std::swap(perm[i], perm[int(rng.below(std::uint64_t(i) + 1))]);
+    rng.shuffle(perm.begin(), perm.end());
     // Row r of the output is row perm[r] of the input.
     for (int r = 0; r < rows; ++r) {
         std::copy_n(in.jobs.begin() + perm[r] * dim, dim, out.jobs.begin() + r * dim);

@@ -820,8 +820,7 @@ void ActorCritic::update(long long step, Batch &b)
     if (o.control) {
         for (size_t k = 0; k < batch.size(); ++k)
             m_loss.permutation.push_back(std::int64_t(k));
-        for (size_t k = batch.size(); k > 1; --k)
-            std::swap(m_loss.permutation[k - 1], m_loss.permutation[size_t(m_rng.below(k))]);
+        m_rng.shuffle(m_loss.permutation.begin(), m_loss.permutation.end());
     }
     m_loss.policyWeight = (m_useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
     const RlUpdateStats st = m_learner->rlUpdate(batch, weights, m_loss);

@@ -95,9 +95,8 @@ void TeacherRecorder::schedule(SlotContext &ctx)
     const bool byArrival = m_order == "arrival" || m_order == "random-jobs";
     const bool byRemaining = m_order == "remaining";
     std::vector<int> order(active);
-    if (m_order == "random-jobs") // Fisher-Yates; then each job's tasks in turn
-        for (size_t k = order.size(); k > 1; --k)
-            std::swap(order[k - 1], order[size_t(m_rng.below(k))]);
+    if (m_order == "random-jobs") // then each job's tasks in turn
+        m_rng.shuffle(order.begin(), order.end());
     if (byRemaining)
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
             return jobs[size_t(a)].remainingFraction() < jobs[size_t(b)].remainingFraction();
