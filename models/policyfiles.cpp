@@ -51,7 +51,11 @@ QString describeTraining(const QString &checkpoint)
                                                         : trainer;
     title += QStringLiteral(", %1").arg(QString::fromLatin1(dl2::toString(c.spec.kind)));
     if (c.spec.kind == dl2::PolicyKind::Dl2)
-        title += QStringLiteral(" (window %1)").arg(c.spec.window);
+        title += QStringLiteral(" (window %1%2)")
+                     .arg(c.spec.window)
+                     .arg(c.spec.features.counts == dl2::CountFeatures::PerType
+                              ? QStringLiteral(", per-type count features")
+                              : QString());
     if (!t.scenario.empty())
         title += QStringLiteral(" on %1").arg(QString::fromStdString(t.scenario));
     if (trainer == QLatin1String("sl") && !t.teacher.empty())

@@ -4,6 +4,7 @@
 // its buttons, with its shuffled-advantage control beside it when asked.
 
 #include "plot.h"
+#include "policyfiles.h"
 #include "scheduler.h"
 #include "settings.h"
 #include "stubprogram.h"
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void malformedFileShowsError();
     void comparesWithAnotherRun();
     void recipeWithoutAReadableCheckpoint();
+    void recipeOfTheShippedWindow60Policy();
     void referenceLines();
     void formBecomesTheCommand();
     void startAndCancelRealTraining();
@@ -320,6 +322,24 @@ void TestTrainingPage::recipeWithoutAReadableCheckpoint()
     writeFile(other, rlCurves(3));
     QVERIFY(page.openCurves(other));
     QVERIFY2(recipe->text().contains(QStringLiteral("unknown")), qPrintable(recipe->text()));
+}
+
+void TestTrainingPage::recipeOfTheShippedWindow60Policy()
+{
+    // How the shipped window-60 dl2 was trained, as the page shows it for its run: the inputs
+    // it reads (per-type count features) and the SL settings that made it.
+    const QString file = qEnvironmentVariable("DL2_SOURCE_DIR") +
+                         QStringLiteral("/resources/policies/dl2-reference-window60.dl2ckpt");
+    QVERIFY2(QFileInfo::exists(file), qPrintable(file));
+    const QString recipe = describeTraining(file);
+    for (const char *part : {"Supervised (SL), dl2 (window 60, per-type count features) on dl2-reference",
+                             "teacher best-config-window-25", "teacher order <b>random-jobs</b>",
+                             "tie window <b>all</b>", "labels <b>set</b>"})
+        QVERIFY2(recipe.contains(QLatin1String(part)), qPrintable(recipe));
+    // A scalar-count dl2 says only its window.
+    const QString plain = describeTraining(qEnvironmentVariable("DL2_SOURCE_DIR") +
+                                           QStringLiteral("/resources/policies/dl2-reference.dl2ckpt"));
+    QVERIFY2(plain.contains(QLatin1String("dl2 (window 40)")), qPrintable(plain));
 }
 
 void TestTrainingPage::referenceLines()
