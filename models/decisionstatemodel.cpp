@@ -66,15 +66,15 @@ double DecisionStateModel::featureValue(int stateRow, const FeatureColumn &c) co
 {
     const size_t base = static_cast<size_t>(stateRow) * static_cast<size_t>(m_step.jobDim);
     if (c.count == 1)
-        return m_step.features[base + static_cast<size_t>(c.first)];
+        return m_step.feature(base + static_cast<size_t>(c.first));
     if (c.bits) {
         int set = 0;
         for (int k = 0; k < c.count; ++k)
-            set += m_step.features[base + static_cast<size_t>(c.first + k)] > 0.5f ? 1 : 0;
+            set += m_step.feature(base + static_cast<size_t>(c.first + k)) > 0.5f ? 1 : 0;
         return set;
     }
     for (int k = 0; k < c.count; ++k) // one-hot: the hot index
-        if (m_step.features[base + static_cast<size_t>(c.first + k)] > 0.5f)
+        if (m_step.feature(base + static_cast<size_t>(c.first + k)) > 0.5f)
             return k;
     return -1;
 }

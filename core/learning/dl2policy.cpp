@@ -256,7 +256,7 @@ void Dl2Policy::schedule(SlotContext &ctx)
             rec->jobDim = m_state.jobDim;
             for (int i : m_state.jobIndex)
                 rec->jobIds.push_back(i >= 0 ? ctx.job(i).id : -1);
-            rec->features = m_state.jobs;
+            rec->setFeatures(m_state.jobs);
             rec->global = m_state.global;
             rec->probabilities = m_probs;
             if (greedyOnly)
