@@ -163,6 +163,10 @@ QVariant DecisionStateModel::data(const QModelIndex &index, int role) const
                        : tr("Masked: job %1 is at its cap for this task").arg(jobId);
         if (chosen)
             return tr("The action the policy chose at this inference");
+        if (column >= FirstFeatureColumn &&
+            m_columns[static_cast<size_t>(column - FirstFeatureColumn)].count > 1 &&
+            !m_columns[static_cast<size_t>(column - FirstFeatureColumn)].bits)
+            return data(index, Qt::DisplayRole); // a model name, which the view may elide
         break;
     default:
         break;

@@ -12,6 +12,8 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QToolButton>
+
+#include <algorithm>
 #include <QVBoxLayout>
 
 namespace dl2console {
@@ -233,6 +235,11 @@ QString DecisionInspector::summaryText(const dl2::DecisionRecord &s) const
     return text;
 }
 
+int DecisionInspector::stateColumnCap() const
+{
+    return m_stateView->fontMetrics().horizontalAdvance(QStringLiteral("inception-bn")) + 12;
+}
+
 void DecisionInspector::showStep()
 {
     const dl2::DecisionRecord *s = m_stepsModel->step(m_current);
@@ -244,6 +251,15 @@ void DecisionInspector::showStep()
     m_probabilities->setStep(s);
     m_stateModel->setStep(log, s);
     m_stateView->resizeColumnsToContents();
+    // Long model names ("cnn-text-classification") would push the last feature columns out of
+    // the dock: no column is wider than a short model name or its own header; the cell's
+    // tooltip keeps the full name.
+    const int cap = stateColumnCap();
+    for (int c = 0; c < m_stateModel->columnCount(); ++c) {
+        const int header = m_stateView->horizontalHeader()->sectionSizeHint(c);
+        if (m_stateView->columnWidth(c) > std::max(cap, header))
+            m_stateView->setColumnWidth(c, std::max(cap, header));
+    }
     if (!s) {
         m_summary->setText(
             log.available

@@ -324,7 +324,7 @@ DecisionLayout Dl2Policy::decisionLayout() const
         add(c, "workers", norm ? "Workers / max workers" : "Workers so far this slot");
         add(c, "PSs", norm ? "PSs / max PSs" : "Parameter servers so far this slot");
         if (m_spec.features.counts == CountFeatures::PerType) {
-            add(c, "counts by type",
+            add(c, "counts",
                 "Per-type count features: for each job type in turn, [this type and workers >= "
                 "c] for c = 2.." + std::to_string(kCountLevels + 1) +
                     ", then the same for PSs (only the job's own type has bits set). "

@@ -31,6 +31,8 @@
 #include <QAbstractItemModelTester>
 #include <QAction>
 #include <QComboBox>
+#include <QHeaderView>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -251,6 +253,20 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
             QCOMPARE(lastCell.data(DecisionStateModel::SortRole).toFloat(), expected);
             if (last.bits)
                 QCOMPARE(lastCell.data().toString(), QString::number(expected));
+        }
+        // A model name is elided to a short column and kept whole in the cell's tooltip, so
+        // that the columns after it stay in view.
+        const int cap = inspector->stateColumnCap();
+        QVERIFY(cap < inspector->stateView()->fontMetrics().horizontalAdvance(
+                          QStringLiteral("cnn-text-classification")));
+        for (int c = 0; c < state->columnCount(); ++c)
+            QVERIFY(inspector->stateView()->columnWidth(c) <=
+                    std::max(cap, inspector->stateView()->horizontalHeader()->sectionSizeHint(c)));
+        for (int c = DecisionStateModel::FirstFeatureColumn; c < state->columnCount(); ++c) {
+            const FeatureColumn &column = log.columns[size_t(c - DecisionStateModel::FirstFeatureColumn)];
+            if (column.count > 1 && !column.bits && state->rowCount() > 0)
+                QCOMPARE(state->index(0, c).data(Qt::ToolTipRole).toString(),
+                         state->index(0, c).data().toString());
         }
         QCOMPARE(state->chosenRow() >= 0, !r.stop);
         const auto &shown = inspector->probabilityPlot()->shownActions();

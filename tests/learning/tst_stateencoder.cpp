@@ -124,7 +124,7 @@ private Q_SLOTS:
         Dl2Policy policy(spec, std::make_shared<const ParameterSet>(initialParameters(spec, 1)));
         const DecisionLayout layout = policy.decisionLayout();
         QCOMPARE(layout.columns.back().first + layout.columns.back().count, s.jobDim);
-        QCOMPARE(layout.columns.back().name, std::string("counts by type"));
+        QCOMPARE(layout.columns.back().name, std::string("counts"));
         QVERIFY(layout.columns.back().bits);
     }
 
