@@ -79,7 +79,8 @@ DecisionLog collectDecisions(const dl2::Scheduler &scheduler, int slot)
     log.notes = QString::fromStdString(layout.notes);
     log.columns = columnsOf(layout.columns);
     log.globals = columnsOf(layout.globals);
-    log.steps = scheduler.lastDecisions();
+    const std::vector<dl2::DecisionRecord> &records = scheduler.lastDecisions();
+    log.steps = QList<dl2::DecisionRecord>(records.begin(), records.end());
     return log;
 }
 

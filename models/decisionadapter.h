@@ -9,6 +9,7 @@
 
 #include "decisionrecord.h"
 
+#include <QList>
 #include <QString>
 #include <cstdint>
 #include <optional>
@@ -40,7 +41,9 @@ struct DecisionLog
     QString notes;  // how the policy's slot works (forced bundles, ...); when not available: why
     std::vector<FeatureColumn> columns; // of the per-job features
     std::vector<FeatureColumn> globals; // of DecisionRecord::global
-    std::vector<dl2::DecisionRecord> steps; // one per inference
+    // One per inference. Implicitly shared: a window-60 slot's 1,500 records are about 15 MB,
+    // and the log goes from the worker to the session to the inspector's models by value.
+    QList<dl2::DecisionRecord> steps;
 
     // V(s) of the first inference: the state at the start of the slot.
     std::optional<double> slotValue() const;

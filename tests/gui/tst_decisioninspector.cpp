@@ -381,8 +381,8 @@ void TestDecisionInspector::replayFromKeyframeEqualsStraightRun()
         show(slot);
         QCOMPARE(tableRows(*m_window->jobModel()), expected);
         const DecisionLog &log = m_window->session()->decisions();
-        QCOMPARE(log.steps.size(), run.records().size());
-        for (size_t i = 0; i < log.steps.size(); ++i) {
+        QCOMPARE(size_t(log.steps.size()), run.records().size());
+        for (size_t i = 0; i < size_t(log.steps.size()); ++i) {
             QCOMPARE(log.steps[i].action, run.records()[i].action);
             QCOMPARE(log.steps[i].probabilities, run.records()[i].probabilities);
         }
@@ -466,9 +466,9 @@ void TestDecisionInspector::shippedPolicyFromTheFileMenu()
     const StraightRun file(QStringLiteral("dl2-plus"), slot, QStringLiteral("dl2-plus-contended"));
     const StraightRun shipped(QStringLiteral("dl2-plus"), slot);
     const DecisionLog &log = m_window->session()->decisions();
-    QCOMPARE(log.steps.size(), file.records().size());
-    bool differsFromDefault = log.steps.size() != shipped.records().size();
-    for (size_t i = 0; i < log.steps.size(); ++i) {
+    QCOMPARE(size_t(log.steps.size()), file.records().size());
+    bool differsFromDefault = size_t(log.steps.size()) != shipped.records().size();
+    for (size_t i = 0; i < size_t(log.steps.size()); ++i) {
         QCOMPARE(log.steps[i].probabilities, file.records()[i].probabilities);
         differsFromDefault = differsFromDefault || i >= shipped.records().size() ||
                              log.steps[i].probabilities != shipped.records()[i].probabilities;
