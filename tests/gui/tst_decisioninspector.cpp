@@ -154,11 +154,14 @@ void TestDecisionInspector::inspectorShowsPolicyRecords_data()
     QTest::addColumn<QString>("policy");
     QTest::addColumn<int>("slot");
     QTest::addColumn<QString>("checkpoint");
-    QTest::newRow("dl2") << QStringLiteral("dl2") << 14 << QString();
-    QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << 14 << QString();
+    QTest::addColumn<QString>("shipped"); // the policy the status bar names
+    QTest::newRow("dl2") << QStringLiteral("dl2") << 14 << QString() << QStringLiteral("dl2-reference");
+    QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << 14 << QString()
+                              << QStringLiteral("dl2-plus-reference");
     // The shipped window-60 policy reads per-type count features: a group of 0/1 inputs the
     // state table shows as how many are set.
     QTest::newRow("dl2 window 60, per-type counts") << QStringLiteral("dl2") << 14
+                                                    << QStringLiteral("dl2-reference-window60")
                                                     << QStringLiteral("dl2-reference-window60");
 }
 
@@ -167,9 +170,13 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
     QFETCH(QString, policy);
     QFETCH(int, slot);
     QFETCH(QString, checkpoint);
+    QFETCH(QString, shipped);
     QVERIFY(m_window->raiseDock(QStringLiteral("decisions")));
     load(policy, checkpoint);
     show(slot);
+    // Which file decides is in the status bar, also when it is the scenario's default.
+    QVERIFY2(m_window->sessionStatusBar()->runText().endsWith(QStringLiteral("policy ") + shipped),
+             qPrintable(m_window->sessionStatusBar()->runText()));
     const StraightRun run(policy, slot, checkpoint);
     const auto &records = run.records();
     QVERIFY(!records.empty());

@@ -495,8 +495,12 @@ private Q_SLOTS:
         QTest::addColumn<QString>("scenario");
         QTest::addColumn<bool>("measured");
         QTest::addColumn<QString>("expected");
-        QTest::newRow("dl2") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-reference.dl2ckpt");
-        QTest::newRow("dl2-fitted") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-reference.dl2ckpt");
+        QTest::newRow("dl2") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-reference-window60.dl2ckpt");
+        QTest::newRow("dl2-fitted") << QStringLiteral("dl2") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-reference-window60.dl2ckpt");
+        QTest::newRow("dl2-contended") << QStringLiteral("dl2") << QStringLiteral("dl2-contended") << true << QStringLiteral("dl2-reference-window60.dl2ckpt");
+        QTest::newRow("dl2-small") << QStringLiteral("dl2") << QStringLiteral("dl2-small") << true << QStringLiteral("dl2-reference.dl2ckpt");
+        QTest::newRow("dl2-small-fitted") << QStringLiteral("dl2") << QStringLiteral("dl2-small") << false << QStringLiteral("dl2-reference.dl2ckpt");
+        QTest::newRow("dl2-trace-file") << QStringLiteral("dl2") << QStringLiteral("philly-sample") << true << QStringLiteral("dl2-reference.dl2ckpt");
         QTest::newRow("dl2-plus") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << true << QStringLiteral("dl2-plus-reference.dl2ckpt");
         QTest::newRow("dl2-plus-small") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-small") << true << QStringLiteral("dl2-plus-reference.dl2ckpt");
         QTest::newRow("dl2-plus-fitted") << QStringLiteral("dl2-plus") << QStringLiteral("dl2-reference") << false << QStringLiteral("dl2-plus-reference-fitted.dl2ckpt");
@@ -517,8 +521,10 @@ private Q_SLOTS:
         QVERIFY(c.info.validationAvgJct > 0);
         // Of the shipped policies only this one went through the actor-critic (README).
         QCOMPARE(c.info.valueTrained, expected == QStringLiteral("dl2-plus-reference-fitted.dl2ckpt"));
-        if (scenario == QStringLiteral("dl2-contended"))
-            QCOMPARE(c.info.scenario, std::string("dl2-contended"));
+        // dl2's policies were trained on dl2-reference; dl2-plus has one for dl2-contended.
+        QCOMPARE(c.info.scenario, std::string(k == PolicyKind::Dl2Plus && scenario == QStringLiteral("dl2-contended")
+                                                  ? "dl2-contended"
+                                                  : "dl2-reference"));
     }
 
     void shippedPoliciesByName()
