@@ -3,12 +3,15 @@
 #include "error.h"
 #include "logging.h"
 #include "modelprofile.h"
-#include "policyspec.h"
-#include "registerpolicies.h"
 #include "scenario.h"
 #include "scheduler.h"
 #include "simulator.h"
 #include "trace.h"
+
+#ifdef DL2_CONSOLE_LEARNING
+#include "policyspec.h"
+#include "registerpolicies.h"
+#endif
 
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -148,11 +151,13 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         }
         const bool learned = setup.policy == QLatin1String("dl2") || setup.policy == QLatin1String("dl2-plus");
         info.checkpoint = learned ? setup.checkpoint : QString();
+#ifdef DL2_CONSOLE_LEARNING
         if (learned && info.checkpoint.isEmpty()) // the scenario's shipped policy, by name
             info.checkpoint = QFileInfo(QString::fromStdString(dl2::shippedPolicyPath(
                                             dl2::policyKindFromString(policy), config.scenario,
                                             config.measuredSpeeds)))
                                   .completeBaseName();
+#endif
         qCDebug(lcSim) << "loaded" << info.traceName << "policy" << info.policy;
         qCDebug(lcSched) << "scheduler" << QString::fromStdString(m_cursorScheduler->name());
         Q_EMIT loaded(generation, info);
