@@ -115,7 +115,9 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         if (trace.jobs.empty())
             throw dl2::Error("the trace has no jobs");
         dl2::SchedulerConfig config;
-        config.scenario = scenario.name;
+        // A trace file is not the scenario it was opened from: learned policies take the
+        // shipped policy for trace files (the command line does the same).
+        config.scenario = setup.traceFile.isEmpty() ? scenario.name : std::string();
         config.seed = setup.seed;
         config.checkpoint = setup.checkpoint.toStdString();
         config.measuredSpeeds = speedModel == dl2::SpeedModelChoice::Measured;

@@ -331,7 +331,9 @@ Setup buildSetup(const QCommandLineParser &parser, bool multipleSeeds)
     if (parser.isSet(QStringLiteral("threads")))
         s.threads = parsePositiveInt(parser, QStringLiteral("threads"), 1, 256);
     s.schedulerConfig.checkpoint = parser.value(QStringLiteral("checkpoint")).toStdString();
-    s.schedulerConfig.scenario = s.scenario.name;
+    // A trace file brings no scenario (the cluster falls back to dl2-reference's): learned
+    // policies then take the shipped policy for trace files, as `dl2 evaluate --trace` does.
+    s.schedulerConfig.scenario = s.scenarioName;
     if (parser.isSet(QStringLiteral("decode"))) {
         s.schedulerConfig.decode = parser.value(QStringLiteral("decode")).toStdString();
         if (s.schedulerConfig.decode != "greedy" && s.schedulerConfig.decode != "sample")

@@ -531,6 +531,27 @@ private Q_SLOTS:
                                                               QStringLiteral("--tie-window"), QStringLiteral("all")});
         QVERIFY2(more.code == 0, more.err.constData());
 
+        // Without --checkpoint a trace file gets the shipped policy for trace files (the
+        // window-40 one), whichever command runs it: simulate and evaluate agree.
+        const QString philly = qEnvironmentVariable("DL2_SOURCE_DIR") +
+                               QStringLiteral("/resources/traces/philly-sample.csv");
+        const auto traceJct = [&](const QStringList &extra) {
+            const Run r = dl2(QStringList{QStringLiteral("simulate"), QStringLiteral("--policy"),
+                                          QStringLiteral("dl2"), QStringLiteral("--trace"), philly,
+                                          QStringLiteral("--json")} + extra);
+            return r.code == 0 ? QJsonDocument::fromJson(r.out).object()[QStringLiteral("avg_jct_slots")].toDouble()
+                               : -1.0;
+        };
+        const double byDefault = traceJct({});
+        QVERIFY(byDefault > 0);
+        QCOMPARE(byDefault, traceJct({QStringLiteral("--checkpoint"), QStringLiteral("dl2-reference")}));
+        QVERIFY(byDefault != traceJct({QStringLiteral("--checkpoint"), QStringLiteral("dl2-reference-window60")}));
+        const Run evaluated = dl2({QStringLiteral("evaluate"), QStringLiteral("--policy"), QStringLiteral("dl2"),
+                                   QStringLiteral("--trace"), philly, QStringLiteral("--json")});
+        QCOMPARE(evaluated.code, 0);
+        QVERIFY(QJsonDocument::fromJson(evaluated.out).object()[QStringLiteral("checkpoint")].toString().endsWith(
+            QStringLiteral("/dl2-reference.dl2ckpt")));
+
         // The shipped window-60 policy was trained tied; its file says so.
         const Run show = dl2({QStringLiteral("policy"), QStringLiteral("show"),
                               QStringLiteral("dl2-reference-window60")});
