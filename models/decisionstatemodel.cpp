@@ -62,6 +62,14 @@ int DecisionStateModel::columnCount(const QModelIndex &parent) const
     return parent.isValid() ? 0 : FirstFeatureColumn + static_cast<int>(m_columns.size());
 }
 
+bool DecisionStateModel::isNameColumn(int column) const
+{
+    if (column < FirstFeatureColumn)
+        return false;
+    const FeatureColumn &c = m_columns[static_cast<size_t>(column - FirstFeatureColumn)];
+    return c.count > 1 && !c.bits;
+}
+
 double DecisionStateModel::featureValue(int stateRow, const FeatureColumn &c) const
 {
     const size_t base = static_cast<size_t>(stateRow) * static_cast<size_t>(m_step.jobDim);
@@ -122,9 +130,7 @@ QVariant DecisionStateModel::data(const QModelIndex &index, int role) const
     case StateRowRole:
         return stateRow;
     case Qt::TextAlignmentRole:
-        if (column >= FirstFeatureColumn &&
-            m_columns[static_cast<size_t>(column - FirstFeatureColumn)].count > 1 &&
-            !m_columns[static_cast<size_t>(column - FirstFeatureColumn)].bits)
+        if (isNameColumn(column))
             return QVariant(Qt::AlignLeft | Qt::AlignVCenter); // a model name
         return QVariant(Qt::AlignRight | Qt::AlignVCenter);
     case Qt::ForegroundRole:
@@ -163,9 +169,7 @@ QVariant DecisionStateModel::data(const QModelIndex &index, int role) const
                        : tr("Masked: job %1 is at its cap for this task").arg(jobId);
         if (chosen)
             return tr("The action the policy chose at this inference");
-        if (column >= FirstFeatureColumn &&
-            m_columns[static_cast<size_t>(column - FirstFeatureColumn)].count > 1 &&
-            !m_columns[static_cast<size_t>(column - FirstFeatureColumn)].bits)
+        if (isNameColumn(column))
             return data(index, Qt::DisplayRole); // a model name, which the view may elide
         break;
     default:

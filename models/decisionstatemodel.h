@@ -48,6 +48,8 @@ public:
 
 private:
     double featureValue(int row, const FeatureColumn &column) const;
+    // A one-hot group shown as the name it encodes (the job's model), not a number.
+    bool isNameColumn(int column) const;
 
     std::vector<FeatureColumn> m_columns;
     QString m_policy;

@@ -12,8 +12,6 @@
 #include <QStackedWidget>
 #include <QTableView>
 #include <QToolButton>
-
-#include <algorithm>
 #include <QVBoxLayout>
 
 namespace dl2console {
@@ -105,6 +103,10 @@ DecisionInspector::DecisionInspector(QWidget *parent)
     m_stateView = makeTable(m_stateModel, bottom);
     m_stateView->setSelectionMode(QAbstractItemView::NoSelection);
     m_stateView->setFocusPolicy(Qt::NoFocus);
+    // Long model names ("cnn-text-classification") would push the last feature columns out of
+    // the dock: no column grows wider than a short model name (the headers are all shorter);
+    // the cell's tooltip keeps the full name.
+    m_stateView->horizontalHeader()->setMaximumSectionSize(stateColumnCap());
     bottomLayout->addWidget(m_stateView, 1);
 
     auto *split = new QSplitter(Qt::Vertical, page);
@@ -251,15 +253,6 @@ void DecisionInspector::showStep()
     m_probabilities->setStep(s);
     m_stateModel->setStep(log, s);
     m_stateView->resizeColumnsToContents();
-    // Long model names ("cnn-text-classification") would push the last feature columns out of
-    // the dock: no column is wider than a short model name or its own header; the cell's
-    // tooltip keeps the full name.
-    const int cap = stateColumnCap();
-    for (int c = 0; c < m_stateModel->columnCount(); ++c) {
-        const int header = m_stateView->horizontalHeader()->sectionSizeHint(c);
-        if (m_stateView->columnWidth(c) > std::max(cap, header))
-            m_stateView->setColumnWidth(c, std::max(cap, header));
-    }
     if (!s) {
         m_summary->setText(
             log.available

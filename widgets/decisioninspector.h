@@ -40,7 +40,7 @@ public:
     DecisionStateModel *stateModel() const { return m_stateModel; }
     DecisionProbabilityPlot *probabilityPlot() const { return m_probabilities; }
     QTableView *stateView() const { return m_stateView; }
-    // The widest a state-table column gets unless its header needs more: a short model name.
+    // The widest a state-table column gets: a short model name.
     int stateColumnCap() const;
     QToolButton *previousButton() const { return m_previous; }
     QToolButton *nextButton() const { return m_next; }
