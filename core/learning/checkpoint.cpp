@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 namespace dl2 {
 
@@ -69,7 +70,10 @@ std::string encodeWeights(const ParameterSet &parameters, bool omitValue)
     return std::string(packed.constData(), size_t(packed.size()));
 }
 
-std::string uncompressWeights(const std::string &stored, const std::string &origin)
+// Returns the inflated record as a QByteArray: protobuf parses it in place, without a copy
+// (with the window-60 policy the record is 15 MB, and every fresh buffer of that size costs
+// thousands of page faults).
+QByteArray uncompressWeights(const std::string &stored, const std::string &origin)
 {
     // qCompress's first 4 bytes: the uncompressed size, big-endian. A corrupt header would
     // make qUncompress try to allocate up to 4 GB; the record never exceeds 1 GB.
@@ -82,10 +86,10 @@ std::string uncompressWeights(const std::string &stored, const std::string &orig
     if (size > (1u << 30))
         throw bad(origin, "corrupt weights record (claims " + std::to_string(size) +
                               " bytes uncompressed)");
-    const QByteArray plain = qUncompress(QByteArray::fromRawData(stored.data(), qsizetype(stored.size())));
+    QByteArray plain = qUncompress(QByteArray::fromRawData(stored.data(), qsizetype(stored.size())));
     if (plain.isEmpty() && size != 0)
         throw bad(origin, "corrupt weights record (zlib data does not inflate)");
-    return std::string(plain.constData(), size_t(plain.size()));
+    return plain;
 }
 
 // The fresh value network of a file that omits it (CheckpointMeta.value_omitted).
@@ -115,16 +119,21 @@ void addFreshValueNetwork(ParameterSet &p, const PolicySpec &spec, std::uint64_t
     }
 }
 
-ParameterSet decodeWeights(const std::string &bytes, const std::string &origin)
+// Takes the record by value and frees it once parsed, and each parsed tensor once copied, so
+// that at most two copies of a tensor are alive at a time.
+ParameterSet decodeWeights(QByteArray bytes, const std::string &origin)
 {
     pb::Weights w;
-    if (!w.ParseFromString(bytes))
+    if (bytes.size() > std::numeric_limits<int>::max() ||
+        !w.ParseFromArray(bytes.constData(), int(bytes.size())))
         throw bad(origin, "corrupt weights record (dl2.pb.Weights does not parse)");
+    bytes = QByteArray();
     ParameterSet p;
-    for (const auto &tensor : w.tensors()) {
+    for (auto &tensor : *w.mutable_tensors()) {
         ParameterTensor t;
         t.shape.assign(tensor.shape().begin(), tensor.shape().end());
         t.data.assign(tensor.data().begin(), tensor.data().end());
+        google::protobuf::RepeatedField<float>().Swap(tensor.mutable_data());
         if (!p.emplace(tensor.name(), std::move(t)).second)
             throw bad(origin, "corrupt weights record: parameter '" + tensor.name() +
                                   "' appears twice");
@@ -438,7 +447,10 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
             throw bad(origin, "metadata field weights_encoding: unknown encoding '" +
                                   m.weights_encoding() + "' (known: zlib)");
         ParameterSet p = decodeWeights(
-            m.weights_encoding() == "zlib" ? uncompressWeights(weights, origin) : weights, origin);
+            m.weights_encoding() == "zlib"
+                ? uncompressWeights(weights, origin)
+                : QByteArray::fromRawData(weights.data(), qsizetype(weights.size())),
+            origin);
         if (m.value_omitted()) {
             if (i.valueTrained)
                 throw bad(origin, "metadata says the value network was trained and omitted: a "
