@@ -94,6 +94,7 @@ private Q_SLOTS:
     void cleanupTestCase();
     void inspectorShowsPolicyRecords_data();
     void inspectorShowsPolicyRecords();
+    void traceFileTakesThePolicyForTraceFiles();
     void placeholderForOtherPolicies();
     void comparisonDefaultsIncludeTheLearnedPolicies();
     void shippedPolicyFromTheFileMenu(); // before the live tests: the window stays live after them
@@ -294,6 +295,39 @@ void TestDecisionInspector::inspectorShowsPolicyRecords()
     m_window->session()->stepForward();
     show(slot + 1);
     QCOMPARE(inspector->currentStep(), inspector->stepCount() > 0 ? 0 : -1);
+}
+
+// dl2's default is per scenario: the window-60 policy on dl2-reference, the window-40 one for
+// a trace file, even with dl2-reference's cluster (a trace file is not the scenario's trace).
+// The status bar names the file, and the inspector's records show that this file decides.
+void TestDecisionInspector::traceFileTakesThePolicyForTraceFiles()
+{
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("dl2-reference-seed1.csv"));
+    dl2::ProfileSet profiles = dl2::ProfileSet::reference();
+    dl2::scenarioByName("dl2-reference").trace(profiles, 1).save(path.toStdString());
+    struct Case
+    {
+        QString traceFile;
+        QString shipped;
+        size_t window;
+    };
+    const Case cases[] = {{QString(), QStringLiteral("dl2-reference-window60"), 60},
+                          {path, QStringLiteral("dl2-reference"), 40}};
+    for (const Case &c : cases) {
+        SessionSetup setup;
+        setup.scenario = QStringLiteral("dl2-reference");
+        setup.traceFile = c.traceFile;
+        setup.policy = QStringLiteral("dl2");
+        m_window->load(setup);
+        show(6);
+        const QString runText = m_window->sessionStatusBar()->runText();
+        QVERIFY2(runText.endsWith(QStringLiteral("policy ") + c.shipped), qPrintable(runText));
+        const DecisionLog &log = m_window->decisionInspector()->stepsModel()->log();
+        QCOMPARE(log.slot, 6);
+        QVERIFY(!log.steps.isEmpty());
+        QCOMPARE(log.steps.front().jobIds.size(), c.window);
+    }
 }
 
 void TestDecisionInspector::placeholderForOtherPolicies()
