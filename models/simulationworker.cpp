@@ -132,6 +132,7 @@ void SimulationWorker::load(quint64 generation, const SessionSetup &setup)
         m_frontier = std::make_unique<dl2::Simulator>(cluster, std::move(profiles),
                                                       std::move(trace), simulation);
         m_keyframes.emplace(0, *m_frontier);
+        m_sinceKeyframeNs = 0;
 
         RunInfo info;
         info.traceName = QString::fromStdString(m_frontier->trace().name);
@@ -181,12 +182,18 @@ void SimulationWorker::unload()
 
 void SimulationWorker::advanceFrontier(QVector<SlotSummary> &out)
 {
+    QElapsedTimer step;
+    step.start();
     m_frontier->step(*m_frontierScheduler);
+    m_sinceKeyframeNs += step.nsecsElapsed();
     out.push_back(summarise(m_frontier->snapshot()));
     if (const auto v = m_frontierScheduler->lastSlotValue())
         out.back().value = static_cast<float>(*v);
-    if (m_frontier->slot() % kKeyframeInterval == 0 || m_frontier->done())
+    if (m_frontier->slot() % kKeyframeInterval == 0 || m_frontier->done() ||
+        m_sinceKeyframeNs >= kKeyframeBudgetNs) {
         m_keyframes.emplace(m_frontier->slot(), *m_frontier);
+        m_sinceKeyframeNs = 0;
+    }
 }
 
 void SimulationWorker::flush(QVector<SlotSummary> &out)

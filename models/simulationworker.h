@@ -4,8 +4,10 @@
 //
 // Two simulators: the frontier scans ahead through the whole run (in small chunks between
 // requests) and leaves a keyframe (a Simulator copy) every kKeyframeInterval slots plus a
-// SlotSummary per slot; the cursor serves snapshot requests, restoring the nearest keyframe
-// at or before the requested slot, so seeking anywhere costs at most kKeyframeInterval steps.
+// SlotSummary per slot, or sooner when its steps take long (kKeyframeBudgetNs); the cursor
+// serves snapshot requests, restoring the nearest keyframe before the requested slot, so
+// seeking anywhere costs at most kKeyframeInterval steps and about kKeyframeBudgetNs plus the
+// shown slot's own step.
 
 #include "sessiontypes.h"
 
@@ -38,6 +40,10 @@ public:
     // (p95 98-146 ms at load 5 on 2 cores) passed the 100 ms the issue sets; a copy of the
     // reference scenario's simulator is about 0.1 MB.
     static constexpr int kKeyframeInterval = 5;
+    // And sooner once the frontier's steps since the last keyframe took this long: a seek
+    // then replays under this much before the slot it shows, whatever a slot of the policy
+    // costs (the window-60 dl2 takes 3-13 ms per slot on dl2-reference, DRF microseconds).
+    static constexpr qint64 kKeyframeBudgetNs = 10'000'000;
 
     explicit SimulationWorker(QObject *parent = nullptr);
     ~SimulationWorker() override;
@@ -72,6 +78,7 @@ private:
     std::unique_ptr<dl2::Simulator> m_cursor;
     std::unique_ptr<dl2::Scheduler> m_cursorScheduler;
     std::map<int, dl2::Simulator> m_keyframes; // key: slots simulated (Simulator::slot())
+    qint64 m_sinceKeyframeNs = 0;              // the frontier's step time since the last one
     bool m_scanPosted = false;
     std::atomic<bool> m_stop{false};
 };
