@@ -6,6 +6,9 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
+#include <memory>
+#include <mutex>
 
 namespace dl2 {
 
@@ -55,10 +58,12 @@ __attribute__((target_clones("avx512f", "avx2", "default"))) void axpy(float *__
 }
 
 // y = W x + b with W stored transposed (in x out) so the inner loop is a vectorisable axpy.
+// The transposed weights are shared by every network built from the same parameter set
+// (transposedWeights below).
 struct Dense
 {
     int in = 0, out = 0;
-    std::vector<float> wt; // in x out
+    std::shared_ptr<const std::vector<float>> wt; // in x out
     std::vector<float> b;
 
     void forward(const float *x, float *y) const
@@ -68,32 +73,60 @@ struct Dense
             const float xj = x[j];
             if (xj == 0.0f)
                 continue;
-            axpy(y, wt.data() + size_t(j) * out, xj, out);
+            axpy(y, wt->data() + size_t(j) * out, xj, out);
         }
     }
     void addColumn(int j, float delta, float *y) const
     {
-        axpy(y, wt.data() + size_t(j) * out, delta, out);
+        axpy(y, wt->data() + size_t(j) * out, delta, out);
     }
 };
 
-Dense makeDense(const ParameterSet &p, const std::string &name)
+std::vector<float> transpose(const ParameterTensor &w)
 {
-    const auto &w = p.at(name + ".weight");
-    const auto &b = p.at(name + ".bias");
+    const int out = int(w.shape[0]), in = int(w.shape[1]);
+    std::vector<float> wt(size_t(in) * out);
+    // In 32 x 32 tiles: a window-60 first layer is 15,060 x 256, and the plain double loop
+    // strides through one of the two arrays and misses the cache on every float.
+    constexpr int kTile = 32;
+    for (int o0 = 0; o0 < out; o0 += kTile)
+        for (int i0 = 0; i0 < in; i0 += kTile)
+            for (int o = o0; o < std::min(out, o0 + kTile); ++o)
+                for (int i = i0; i < std::min(in, i0 + kTile); ++i)
+                    wt[size_t(i) * out + o] = w.data[size_t(o) * in + i];
+    return wt;
+}
+
+// The transposed weights of a layer, made once per parameter set and shared while any network
+// uses them: the console's replay and scan each build a network from the same policy, ES runs
+// every perturbation on several traces, and a window-60 first layer is 15 MB and 40-75 ms to
+// transpose. Keyed by the parameter set's owner (its control block), so a set freed and
+// another allocated at the same address never match. Parameter sets are not changed once
+// shared (every writer copies first).
+std::shared_ptr<const std::vector<float>> transposedWeights(
+    const std::shared_ptr<const ParameterSet> &params, const std::string &layer)
+{
+    using Layers = std::map<std::string, std::weak_ptr<const std::vector<float>>>;
+    static std::mutex mutex;
+    static std::map<std::weak_ptr<const ParameterSet>, Layers, std::owner_less<>> cache;
+    const std::lock_guard lock(mutex);
+    std::erase_if(cache, [](const auto &entry) { return entry.first.expired(); });
+    std::weak_ptr<const std::vector<float>> &slot = cache[params][layer];
+    if (auto shared = slot.lock())
+        return shared;
+    auto made = std::make_shared<const std::vector<float>>(transpose(params->at(layer + ".weight")));
+    slot = made;
+    return made;
+}
+
+Dense makeDense(const std::shared_ptr<const ParameterSet> &params, const std::string &name)
+{
+    const auto &w = params->at(name + ".weight");
     Dense d;
     d.out = int(w.shape[0]);
     d.in = int(w.shape[1]);
-    d.wt.resize(size_t(d.in) * d.out);
-    // Transposed in 32 x 32 tiles: a window-60 first layer is 15,060 x 256, and the plain
-    // double loop strides through one of the two arrays and misses the cache on every float.
-    constexpr int kTile = 32;
-    for (int o0 = 0; o0 < d.out; o0 += kTile)
-        for (int i0 = 0; i0 < d.in; i0 += kTile)
-            for (int o = o0; o < std::min(d.out, o0 + kTile); ++o)
-                for (int i = i0; i < std::min(d.in, i0 + kTile); ++i)
-                    d.wt[size_t(i) * d.out + o] = w.data[size_t(o) * d.in + i];
-    d.b = b.data;
+    d.wt = transposedWeights(params, name);
+    d.b = params->at(name + ".bias").data;
     return d;
 }
 
@@ -336,7 +369,7 @@ PolicyNetwork::PolicyNetwork(const PolicySpec &spec, std::shared_ptr<const Param
             throw Error("policy network: parameter '" + name + "' has the wrong shape");
     }
     m_impl->params = params;
-    const ParameterSet &p = *params;
+    const auto &p = m_impl->params;
     if (spec.kind == PolicyKind::Dl2) {
         m_impl->policy.fc1 = makeDense(p, "policy.fc1");
         m_impl->policy.fc2 = makeDense(p, "policy.fc2");
@@ -354,7 +387,7 @@ void PolicyNetwork::Impl::buildValue(PolicyKind kind)
 {
     if (valueBuilt)
         return;
-    const ParameterSet &p = *params;
+    const auto &p = params;
     if (kind == PolicyKind::Dl2) {
         value.fc1 = makeDense(p, "value.fc1");
         value.fc2 = makeDense(p, "value.fc2");

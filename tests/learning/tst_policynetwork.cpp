@@ -1,6 +1,7 @@
 // The torch-free network (PolicyNetwork) against a plain reading of its weights: the full
 // forward pass, the first layer updated incrementally over many small changes (as a slot's
-// inferences make them), and the value layers, which are built at their first use. On a
+// inferences make them), the value layers, which are built at their first use, and the
+// transposed weights networks of one parameter set share. On a
 // window-60 dl2 with per-type count features, the largest input the product ships.
 #include "checkpoint.h"
 #include "policynetwork.h"
@@ -144,6 +145,27 @@ private Q_SLOTS:
         partial.erase("value.fc2.weight");
         QVERIFY_THROWS_EXCEPTION(std::exception,
                                  PolicyNetwork(m_spec, std::make_shared<const ParameterSet>(partial)));
+    }
+
+    // Networks share the transposed weights of the parameter set they are built from, and
+    // only of that one, never of another set alive beside it.
+    void eachParameterSetHasItsOwnWeights()
+    {
+        PolicyNetwork kept(m_spec, m_params), sharing(m_spec, m_params);
+        std::vector<float> a, b;
+        kept.logits(m_state, a);
+        sharing.logits(m_state, b);
+        QCOMPARE(a, b);
+        // Sets made and dropped one after another while `kept` lives on, as ES does.
+        for (std::uint64_t seed = 4; seed < 8; ++seed) {
+            const auto other = std::make_shared<const ParameterSet>(initialParameters(m_spec, seed));
+            PolicyNetwork net(m_spec, other);
+            net.logits(m_state, b);
+            QVERIFY(largestGap(b, mlp(*other, "policy", m_state.jobs)) < 1e-4f);
+            QVERIFY(largestGap(b, a) > 1e-3f);
+        }
+        kept.logits(m_state, b);
+        QCOMPARE(b, a);
     }
 };
 
