@@ -109,12 +109,18 @@ std::shared_ptr<const std::vector<float>> transposedWeights(
     using Layers = std::map<std::string, std::weak_ptr<const std::vector<float>>>;
     static std::mutex mutex;
     static std::map<std::weak_ptr<const ParameterSet>, Layers, std::owner_less<>> cache;
-    const std::lock_guard lock(mutex);
-    std::erase_if(cache, [](const auto &entry) { return entry.first.expired(); });
-    std::weak_ptr<const std::vector<float>> &slot = cache[params][layer];
-    if (auto shared = slot.lock())
-        return shared;
+    {
+        const std::lock_guard lock(mutex);
+        std::erase_if(cache, [](const auto &entry) { return entry.first.expired(); });
+        if (auto shared = cache[params][layer].lock())
+            return shared;
+    }
+    // Outside the lock: threads building networks of other sets (ES) do not wait for it.
     auto made = std::make_shared<const std::vector<float>>(transpose(params->at(layer + ".weight")));
+    const std::lock_guard lock(mutex);
+    std::weak_ptr<const std::vector<float>> &slot = cache[params][layer];
+    if (auto shared = slot.lock()) // another thread was first
+        return shared;
     slot = made;
     return made;
 }

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <thread>
 
 using namespace dl2;
 
@@ -166,6 +167,26 @@ private Q_SLOTS:
         }
         kept.logits(m_state, b);
         QCOMPARE(b, a);
+
+        // Threads building networks at once (ES evaluates perturbations on several threads):
+        // of one fresh set, and each of its own.
+        const auto common = std::make_shared<const ParameterSet>(initialParameters(m_spec, 9));
+        const std::vector<float> expected = mlp(*common, "policy", m_state.jobs);
+        std::vector<float> gaps(4, INFINITY);
+        std::vector<std::thread> threads;
+        for (size_t t = 0; t < gaps.size(); ++t)
+            threads.emplace_back([&, t] {
+                const auto own = std::make_shared<const ParameterSet>(initialParameters(m_spec, 20 + t));
+                PolicyNetwork mine(m_spec, own), shared(m_spec, common);
+                std::vector<float> x, y;
+                mine.logits(m_state, x);
+                shared.logits(m_state, y);
+                gaps[t] = std::max(largestGap(x, mlp(*own, "policy", m_state.jobs)), largestGap(y, expected));
+            });
+        for (auto &t : threads)
+            t.join();
+        for (float gap : gaps)
+            QVERIFY2(gap < 1e-4f, qPrintable(QString::number(double(gap))));
     }
 };
 
