@@ -39,9 +39,10 @@ int runConvert(const QStringList &args)
             optimizer = c.archive; // a version-1 archive holds the Adam state under "optimizer" too
         writeFileAtomically(out, encodeCheckpoint(c.spec, c.info, NetworkArchive{*c.parameters, optimizer},
                                                   c.hasOptimizer));
-        std::printf("%s: %s policy, %zu parameters, format version %u%s\n", out.c_str(),
+        std::printf("%s: %s policy, %zu parameters, format version %u%s%s\n", out.c_str(),
                     toString(c.spec.kind), c.parameters->size(), kCheckpointFormatVersion,
-                    c.hasOptimizer ? ", with the optimizer state" : "");
+                    c.hasOptimizer ? ", with the optimizer state" : "",
+                    c.valueOmitted ? ", the untrained value network left out" : "");
         return 0;
     });
 }

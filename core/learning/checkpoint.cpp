@@ -92,33 +92,6 @@ QByteArray uncompressWeights(const std::string &stored, const std::string &origi
     return plain;
 }
 
-// The fresh value network of a file that omits it (CheckpointMeta.value_omitted).
-void addFreshValueNetwork(ParameterSet &p, const PolicySpec &spec, std::uint64_t seed)
-{
-    Rng rng(seed ^ 0x7a1e'0000'0000'0001ull);
-    const auto expected = expectedParameters(spec);
-    for (const auto &[name, shape] : expected) {
-        if (!isValueParameter(name) || p.count(name) > 0)
-            continue;
-        // fan-in: a weight's [out, in]; a bias takes its layer's weight's.
-        const std::string layer = name.substr(0, name.rfind('.'));
-        std::int64_t fanIn = 1;
-        for (const auto &[other, otherShape] : expected)
-            if (other == layer + ".weight")
-                fanIn = otherShape.size() == 2 ? otherShape[1] : 1;
-        const double bound = 1.0 / std::sqrt(double(std::max<std::int64_t>(fanIn, 1)));
-        ParameterTensor t;
-        t.shape = shape;
-        std::int64_t n = 1;
-        for (auto d : shape)
-            n *= d;
-        t.data.resize(size_t(n));
-        for (float &v : t.data)
-            v = float((2.0 * rng.uniform() - 1.0) * bound);
-        p.emplace(name, std::move(t));
-    }
-}
-
 // Takes the record by value and frees it once parsed, and each parsed tensor once copied, so
 // that at most two copies of a tensor are alive at a time.
 ParameterSet decodeWeights(QByteArray bytes, const std::string &origin)
@@ -163,9 +136,11 @@ std::string shapeText(const std::vector<std::int64_t> &v)
 void setLegacyArchiveDecoder(LegacyArchiveDecoder decoder) { legacyDecoder() = decoder; }
 
 void checkParameters(const ParameterSet &parameters, const PolicySpec &spec,
-                     const std::string &origin)
+                     const std::string &origin, bool withoutValue)
 {
-    const auto expected = expectedParameters(spec);
+    auto expected = expectedParameters(spec);
+    if (withoutValue)
+        std::erase_if(expected, [](const auto &e) { return isValueParameter(e.first); });
     for (const auto &[name, shape] : expected) {
         const auto it = parameters.find(name);
         if (it == parameters.end())
@@ -459,12 +434,42 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
                 if (isValueParameter(name))
                     throw bad(origin, "metadata says the value network is omitted, but the "
                                       "weights hold '" + name + "'");
-            addFreshValueNetwork(p, s, m.seed());
         }
-        checkParameters(p, s, origin);
+        c.valueOmitted = m.value_omitted();
+        checkParameters(p, s, origin, c.valueOmitted);
         c.parameters = std::make_shared<const ParameterSet>(std::move(p));
     }
     return c;
+}
+
+ParameterSet freshValueNetwork(const Checkpoint &c)
+{
+    ParameterSet p;
+    if (!c.valueOmitted)
+        return p;
+    Rng rng(c.info.seed ^ 0x7a1e'0000'0000'0001ull);
+    const auto expected = expectedParameters(c.spec);
+    for (const auto &[name, shape] : expected) {
+        if (!isValueParameter(name))
+            continue;
+        // fan-in: a weight's [out, in]; a bias takes its layer's weight's.
+        const std::string layer = name.substr(0, name.rfind('.'));
+        std::int64_t fanIn = 1;
+        for (const auto &[other, otherShape] : expected)
+            if (other == layer + ".weight")
+                fanIn = otherShape.size() == 2 ? otherShape[1] : 1;
+        const double bound = 1.0 / std::sqrt(double(std::max<std::int64_t>(fanIn, 1)));
+        ParameterTensor t;
+        t.shape = shape;
+        std::int64_t n = 1;
+        for (auto d : shape)
+            n *= d;
+        t.data.resize(size_t(n));
+        for (float &v : t.data)
+            v = float((2.0 * rng.uniform() - 1.0) * bound);
+        p.emplace(name, std::move(t));
+    }
+    return p;
 }
 
 Checkpoint readCheckpoint(const std::string &path, std::optional<PolicyKind> expected)

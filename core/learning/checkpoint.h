@@ -89,7 +89,13 @@ struct Checkpoint
     PolicySpec spec;
     TrainingInfo info;
     bool hasOptimizer = false;
+    // Every parameter the spec names, except a value network the file left out
+    // (valueOmitted): policies never read an untrained one, and trainers take
+    // freshValueNetwork(*this) instead.
     std::shared_ptr<const ParameterSet> parameters;
+    // The file leaves out its untrained value network (a deliverable file: weights only,
+    // no actor-critic in its history), so `parameters` holds the policy network alone.
+    bool valueOmitted = false;
     // libtorch archive holding the optimizer state under "optimizer" (trainers resume from
     // it); empty for weights-only files.
     std::string archive;
@@ -119,10 +125,17 @@ void writeCheckpoint(const std::string &path, const PolicySpec &spec, const Trai
 // implemented in the training library (learner.cpp).
 ParameterSet initialParameters(const PolicySpec &spec, std::uint64_t seed);
 
-// Checks names, shapes and values of `parameters` against what `spec` needs; throws
+// The value network a file that left it out stands for (valueOmitted; empty otherwise):
+// drawn from the file's seed, so every reader starts from the same one. Drawn when asked
+// for, not when the file is read: for the window-60 dl2 it is 15 MB that only a trainer
+// starting from the file uses.
+ParameterSet freshValueNetwork(const Checkpoint &c);
+
+// Checks names, shapes and values of `parameters` against what `spec` needs (with
+// withoutValue, the policy network's alone: there must be no value parameter); throws
 // dl2::Error naming `origin` and the parameter.
 void checkParameters(const ParameterSet &parameters, const PolicySpec &spec,
-                     const std::string &origin);
+                     const std::string &origin, bool withoutValue = false);
 
 // Format version 1 kept the weights inside a libtorch archive. The training library
 // registers its decoder (enableLegacyCheckpoints() in learner.h); without it, reading such a

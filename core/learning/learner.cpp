@@ -198,10 +198,14 @@ ParameterSet copyOut(ActorCritic &m)
     return p;
 }
 
-void copyIn(ActorCritic &m, const ParameterSet &p)
+// With `partial`, copies only what `p` holds (a file without its value network, or that
+// network alone), leaving the rest of the model as it is.
+void copyIn(ActorCritic &m, const ParameterSet &p, bool partial = false)
 {
     torch::NoGradGuard guard;
     for (auto &item : m->named_parameters()) {
+        if (partial && !p.contains(item.key()))
+            continue;
         const auto &src = p.at(item.key());
         auto t = torch::from_blob(const_cast<float *>(src.data.data()),
                                   std::vector<std::int64_t>(src.shape.begin(), src.shape.end()));
@@ -475,7 +479,9 @@ Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer, double valu
 {
     m_impl->spec = c.spec;
     m_impl->model = makeModel(c.spec, 1);
-    copyIn(m_impl->model, *c.parameters);
+    copyIn(m_impl->model, *c.parameters, c.valueOmitted);
+    if (c.valueOmitted)
+        copyIn(m_impl->model, freshValueNetwork(c), true);
     m_impl->makeOptimizers(lr, valueLr);
     if (loadOptimizer && c.hasOptimizer) {
         try {
@@ -734,7 +740,8 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
 void Learner::setReference(const ParameterSet &parameters)
 {
     m_impl->reference = makeModel(m_impl->spec, 1);
-    copyIn(m_impl->reference, parameters);
+    // Only the policy is compared with it: the warm-up file may have left out its value network.
+    copyIn(m_impl->reference, parameters, true);
     m_impl->reference->eval();
 }
 

@@ -367,8 +367,15 @@ PolicyNetwork::PolicyNetwork(const PolicySpec &spec, std::shared_ptr<const Param
 {
     if (!params)
         throw Error("policy network: no parameters");
+    // A value network may be absent as a whole (a file that left out an untrained one): it is
+    // needed only for V(s), and buildValue says so then. A part of one is an error.
+    bool anyValue = false;
+    for (const auto &[name, t] : *params)
+        anyValue = anyValue || name.rfind("value.", 0) == 0;
     for (const auto &[name, shape] : expectedParameters(spec)) {
         const auto it = params->find(name);
+        if (it == params->end() && !anyValue && name.rfind("value.", 0) == 0)
+            continue;
         if (it == params->end())
             throw Error("policy network: parameter '" + name + "' missing");
         if (it->second.shape != shape)
@@ -394,6 +401,9 @@ void PolicyNetwork::Impl::buildValue(PolicyKind kind)
     if (valueBuilt)
         return;
     const auto &p = params;
+    if (!p->contains(kind == PolicyKind::Dl2 ? "value.fc1.weight" : "value.enc1.weight"))
+        throw Error("policy network: no value network to estimate V(s) with (the file left out "
+                    "an untrained one)");
     if (kind == PolicyKind::Dl2) {
         value.fc1 = makeDense(p, "value.fc1");
         value.fc2 = makeDense(p, "value.fc2");

@@ -258,11 +258,12 @@ private Q_SLOTS:
         const std::string file = path("converted.dl2ckpt");
         writeFileAtomically(file, encodeCheckpoint(c.spec, c.info, NetworkArchive{*c.parameters, {}}, false));
         const Checkpoint d = readCheckpoint(file);
+        QCOMPARE(d.valueOmitted, !c.info.valueTrained);
         for (const auto &[name, t] : *c.parameters)
             if (name.rfind("policy.", 0) == 0 || c.info.valueTrained)
                 QCOMPARE(d.parameters->at(name).data, t.data);
             else
-                QCOMPARE(d.parameters->at(name).shape, t.shape);
+                QCOMPARE(freshValueNetwork(d).at(name).shape, t.shape);
     }
 
     void wrongDimensions()
@@ -396,17 +397,25 @@ private Q_SLOTS:
         writeCheckpoint(trained, spec, info, params);
         QVERIFY(QFile(QString::fromStdString(untrained)).size() < QFile(QString::fromStdString(trained)).size());
 
+        // Read, it holds the policy network alone; its value network is drawn when a trainer
+        // asks for it (freshValueNetwork), the same each time.
         const Checkpoint a = readCheckpoint(untrained), b = readCheckpoint(untrained);
-        QCOMPARE(a.parameters->size(), params.size());
+        QVERIFY(a.valueOmitted);
+        QVERIFY(!readCheckpoint(trained).valueOmitted);
+        const ParameterSet freshA = freshValueNetwork(a), freshB = freshValueNetwork(b);
+        QCOMPARE(a.parameters->size() + freshA.size(), params.size());
+        QVERIFY(freshValueNetwork(readCheckpoint(trained)).empty());
         bool valueDiffers = false;
         for (const auto &[name, t] : params) {
-            const ParameterTensor &got = a.parameters->at(name);
-            QCOMPARE(got.shape, t.shape);
-            QCOMPARE(got.data, b.parameters->at(name).data); // the same fresh network each read
             if (name.rfind("policy.", 0) == 0) {
-                QCOMPARE(got.data, t.data);
+                QVERIFY(!freshA.contains(name));
+                QCOMPARE(a.parameters->at(name).data, t.data);
                 continue;
             }
+            QVERIFY2(!a.parameters->contains(name), name.c_str());
+            const ParameterTensor &got = freshA.at(name);
+            QCOMPARE(got.shape, t.shape);
+            QCOMPARE(got.data, freshB.at(name).data); // the same fresh network each read
             const double bound = 1.0 / std::sqrt(double(name.find("fc1") != std::string::npos ? spec.stateDim()
                                                           : name.find("fc2") != std::string::npos ? spec.hidden1
                                                                                                   : spec.hidden2));
@@ -420,6 +429,21 @@ private Q_SLOTS:
             valueDiffers = valueDiffers || got.data != t.data;
         }
         QVERIFY(valueDiffers);
+        // A trainer starting from the file (Learner) gets the policy it holds and that value
+        // network; a policy network decides without one.
+        const auto learnt = Learner(a, 1e-4, false).parameters();
+        QCOMPARE(learnt->size(), params.size());
+        for (const auto &[name, t] : *learnt)
+            QCOMPARE(t.data, name.rfind("policy.", 0) == 0 ? params.at(name).data : freshA.at(name).data);
+        std::vector<float> fromFile, fromLearner;
+        EncodedState state;
+        state.rows = spec.window;
+        state.jobDim = spec.jobDim();
+        state.jobs.assign(size_t(state.rows * state.jobDim), 0.25f);
+        state.mask.assign(size_t(state.actionCount()), 1);
+        PolicyNetwork(spec, a.parameters).logits(state, fromFile);
+        PolicyNetwork(spec, learnt).logits(state, fromLearner);
+        QCOMPARE(fromFile, fromLearner);
         // A file with optimizer state (a run to resume) keeps its value network as it was.
         info.valueTrained = false;
         const std::string resumable = path("resumable.dl2ckpt");
@@ -459,7 +483,9 @@ private Q_SLOTS:
                                 m.clear_weights_encoding();
                                 w = inflated(w);
                             }));
-        QCOMPARE(readCheckpoint(plain).parameters->size(), expectedParameters(smallSpec(PolicyKind::Dl2)).size());
+        const Checkpoint fromPlain = readCheckpoint(plain);
+        QCOMPARE(fromPlain.parameters->size() + freshValueNetwork(fromPlain).size(),
+                 expectedParameters(smallSpec(PolicyKind::Dl2)).size());
     }
 
     void perTypeCountFeatures()

@@ -146,6 +146,21 @@ private Q_SLOTS:
         partial.erase("value.fc2.weight");
         QVERIFY_THROWS_EXCEPTION(std::exception,
                                  PolicyNetwork(m_spec, std::make_shared<const ParameterSet>(partial)));
+        // Without any value parameter (a file that left out an untrained value network) it
+        // decides as before, and asked for V(s) it says what is missing.
+        ParameterSet policyOnly = *m_params;
+        std::erase_if(policyOnly, [](const auto &e) { return e.first.rfind("value.", 0) == 0; });
+        QVERIFY(policyOnly.size() < m_params->size());
+        PolicyNetwork withoutValue(m_spec, std::make_shared<const ParameterSet>(policyOnly));
+        std::vector<float> same;
+        withoutValue.logits(m_state, same);
+        QCOMPARE(same, logits);
+        try {
+            withoutValue.value(m_state);
+            QFAIL("V(s) without a value network");
+        } catch (const std::exception &e) {
+            QVERIFY2(QString::fromUtf8(e.what()).contains(QStringLiteral("no value network")), e.what());
+        }
     }
 
     // Networks share the transposed weights of the parameter set they are built from, and
