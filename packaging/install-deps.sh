@@ -8,6 +8,8 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libqt6sql6-sqlite libgl-dev
   libqcustomplot-dev
   libtorch-dev
+  libopenblas0-openmp   # libtorch's matrix products go through libblas.so.3: without it that is
+                        # the reference BLAS, 2-3 x slower training (README "Measured figures")
   libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc
   xvfb xauth
