@@ -9,7 +9,7 @@ packages=(
   libqcustomplot-dev
   libtorch-dev
   libopenblas0-openmp   # libtorch's matrix products go through libblas.so.3: without it that is
-                        # the reference BLAS, 2-3 x slower training (README "Measured figures")
+                        # the reference BLAS, 2-3 x slower training (README "Performance")
   libprotobuf-dev protobuf-compiler
   libgrpc++-dev protobuf-compiler-grpc
   xvfb xauth

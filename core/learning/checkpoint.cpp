@@ -48,11 +48,6 @@ Error bad(const std::string &origin, const std::string &what)
     return Error(origin + ": " + what);
 }
 
-bool isValueParameter(const std::string &name)
-{
-    return name.rfind("value.", 0) == 0;
-}
-
 std::string encodeWeights(const ParameterSet &parameters, bool omitValue)
 {
     pb::Weights w;

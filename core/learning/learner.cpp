@@ -198,15 +198,18 @@ ParameterSet copyOut(ActorCritic &m)
     return p;
 }
 
-// With `partial`, copies only what `p` holds (a file without its value network, or that
-// network alone), leaving the rest of the model as it is.
-void copyIn(ActorCritic &m, const ParameterSet &p, bool partial = false)
+// Copies `p` into the model; every policy parameter must be there. A value network `p`
+// lacks (a file that left out an untrained one) comes from `value` when given, else the
+// model keeps its own.
+void copyIn(ActorCritic &m, const ParameterSet &p, const ParameterSet *value = nullptr)
 {
     torch::NoGradGuard guard;
     for (auto &item : m->named_parameters()) {
-        if (partial && !p.contains(item.key()))
+        const std::string &name = item.key();
+        const bool missingValue = !p.contains(name) && isValueParameter(name);
+        if (missingValue && (!value || !value->contains(name)))
             continue;
-        const auto &src = p.at(item.key());
+        const auto &src = (missingValue ? *value : p).at(name);
         auto t = torch::from_blob(const_cast<float *>(src.data.data()),
                                   std::vector<std::int64_t>(src.shape.begin(), src.shape.end()));
         item.value().copy_(t);
@@ -479,9 +482,8 @@ Learner::Learner(const Checkpoint &c, double lr, bool loadOptimizer, double valu
 {
     m_impl->spec = c.spec;
     m_impl->model = makeModel(c.spec, 1);
-    copyIn(m_impl->model, *c.parameters, c.valueOmitted);
-    if (c.valueOmitted)
-        copyIn(m_impl->model, freshValueNetwork(c), true);
+    const ParameterSet fresh = freshValueNetwork(c); // empty unless the file left it out
+    copyIn(m_impl->model, *c.parameters, &fresh);
     m_impl->makeOptimizers(lr, valueLr);
     if (loadOptimizer && c.hasOptimizer) {
         try {
@@ -740,8 +742,8 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
 void Learner::setReference(const ParameterSet &parameters)
 {
     m_impl->reference = makeModel(m_impl->spec, 1);
-    // Only the policy is compared with it: the warm-up file may have left out its value network.
-    copyIn(m_impl->reference, parameters, true);
+    // Only its policy is used: the warm-up file may have left out its value network.
+    copyIn(m_impl->reference, parameters);
     m_impl->reference->eval();
 }
 

@@ -44,6 +44,8 @@ expectedParameters(const PolicySpec &s)
     return p;
 }
 
+bool isValueParameter(const std::string &name) { return name.rfind("value.", 0) == 0; }
+
 namespace {
 
 // y += w * a over n floats: the inner loop of every layer. Cloned for AVX-512 and AVX2 (the
@@ -350,6 +352,7 @@ struct PolicyNetwork::Impl
     // The value network's layers are built at its first use: most policies never ask for
     // V(s) (an SL policy's value network is untrained), and a window-60 one is 15 MB.
     bool valueBuilt = false;
+    bool hasValue = false; // the parameter set holds a value network
     void buildValue(PolicyKind kind);
     // dl2
     FlatNet policy, value;
@@ -369,12 +372,11 @@ PolicyNetwork::PolicyNetwork(const PolicySpec &spec, std::shared_ptr<const Param
         throw Error("policy network: no parameters");
     // A value network may be absent as a whole (a file that left out an untrained one): it is
     // needed only for V(s), and buildValue says so then. A part of one is an error.
-    bool anyValue = false;
-    for (const auto &[name, t] : *params)
-        anyValue = anyValue || name.rfind("value.", 0) == 0;
+    m_impl->hasValue = std::any_of(params->begin(), params->end(),
+                                   [](const auto &e) { return isValueParameter(e.first); });
     for (const auto &[name, shape] : expectedParameters(spec)) {
         const auto it = params->find(name);
-        if (it == params->end() && !anyValue && name.rfind("value.", 0) == 0)
+        if (it == params->end() && !m_impl->hasValue && isValueParameter(name))
             continue;
         if (it == params->end())
             throw Error("policy network: parameter '" + name + "' missing");
@@ -401,7 +403,7 @@ void PolicyNetwork::Impl::buildValue(PolicyKind kind)
     if (valueBuilt)
         return;
     const auto &p = params;
-    if (!p->contains(kind == PolicyKind::Dl2 ? "value.fc1.weight" : "value.enc1.weight"))
+    if (!hasValue)
         throw Error("policy network: no value network to estimate V(s) with (the file left out "
                     "an untrained one)");
     if (kind == PolicyKind::Dl2) {

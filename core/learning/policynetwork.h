@@ -27,6 +27,8 @@ using ParameterSet = std::map<std::string, ParameterTensor>;
 // Names and shapes (torch layout: Linear weight [out, in]) the reference's networks have.
 std::vector<std::pair<std::string, std::vector<std::int64_t>>>
 expectedParameters(const PolicySpec &spec);
+// A parameter of the value network (V(s)), not of the policy.
+bool isValueParameter(const std::string &name);
 
 class PolicyNetwork
 {

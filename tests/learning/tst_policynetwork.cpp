@@ -149,7 +149,7 @@ private Q_SLOTS:
         // Without any value parameter (a file that left out an untrained value network) it
         // decides as before, and asked for V(s) it says what is missing.
         ParameterSet policyOnly = *m_params;
-        std::erase_if(policyOnly, [](const auto &e) { return e.first.rfind("value.", 0) == 0; });
+        std::erase_if(policyOnly, [](const auto &e) { return isValueParameter(e.first); });
         QVERIFY(policyOnly.size() < m_params->size());
         PolicyNetwork withoutValue(m_spec, std::make_shared<const ParameterSet>(policyOnly));
         std::vector<float> same;
