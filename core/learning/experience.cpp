@@ -7,6 +7,45 @@
 
 namespace dl2 {
 
+void SampleInputs::assign(const float *dense, size_t size)
+{
+    m_size = size;
+    m_index.clear();
+    m_value.clear();
+    const size_t nonzero = size_t(std::count_if(dense, dense + size, [](float v) { return v != 0.0f; }));
+    m_sparse = 2 * nonzero < size; // an index and a value per input cost twice a dense one
+    if (!m_sparse) {
+        m_value.assign(dense, dense + size);
+        return;
+    }
+    m_index.reserve(nonzero);
+    m_value.reserve(nonzero);
+    for (size_t i = 0; i < size; ++i)
+        if (dense[i] != 0.0f) {
+            m_index.push_back(std::uint32_t(i));
+            m_value.push_back(dense[i]);
+        }
+}
+
+void SampleInputs::writeTo(float *dst, bool zeroed) const
+{
+    if (!m_sparse) {
+        std::copy(m_value.begin(), m_value.end(), dst);
+        return;
+    }
+    if (!zeroed)
+        std::fill(dst, dst + m_size, 0.0f);
+    for (size_t k = 0; k < m_index.size(); ++k)
+        dst[m_index[k]] = m_value[k];
+}
+
+std::vector<float> SampleInputs::dense() const
+{
+    std::vector<float> out(m_size, 0.0f);
+    writeTo(out.data(), true);
+    return out;
+}
+
 Sample Sample::fromState(const EncodedState &s, int action)
 {
     Sample x;
@@ -23,7 +62,8 @@ void Sample::toState(const PolicySpec &spec, EncodedState &s) const
     s.rows = rows;
     s.jobDim = spec.jobDim();
     s.globalDim = spec.globalDim();
-    s.jobs = jobs;
+    s.jobs.resize(jobs.size());
+    jobs.writeTo(s.jobs.data());
     s.global = global;
     s.mask = mask;
     s.jobIndex.resize(size_t(rows));
@@ -38,16 +78,19 @@ Sample shuffledWindow(const Sample &in, Rng &rng)
     if (rows <= 1)
         return out;
     const int dim = int(in.jobs.size()) / rows;
+    const std::vector<float> jobs = in.jobs.dense();
+    std::vector<float> shuffled(jobs.size());
     std::vector<int> perm(rows);
     for (int i = 0; i < rows; ++i)
         perm[i] = i;
     rng.shuffle(perm.begin(), perm.end());
     // Row r of the output is row perm[r] of the input.
     for (int r = 0; r < rows; ++r) {
-        std::copy_n(in.jobs.begin() + perm[r] * dim, dim, out.jobs.begin() + r * dim);
+        std::copy_n(jobs.begin() + perm[r] * dim, dim, shuffled.begin() + r * dim);
         for (int k = 0; k < 3; ++k)
             out.mask[3 * r + k] = in.mask[3 * perm[r] + k];
     }
+    out.jobs = shuffled;
     if (!in.target.empty())
         for (int r = 0; r < rows; ++r)
             for (int k = 0; k < 3; ++k)

@@ -120,7 +120,10 @@ Batch makeBatch(const PolicySpec &spec, const std::vector<const Sample *> &sampl
         for (const Sample *s : samples)
             N = std::max(N, s->rows);
     const int A = 3 * N + 1;
-    std::vector<float> x(size_t(B) * N * d, 0.0f), valid(size_t(B) * N, 0.0f), g(size_t(B) * std::max(G, 1), 0.0f);
+    // The inputs go straight into the batch tensor (zeroed: sparse samples write their nonzeros).
+    torch::Tensor xt = torch::zeros({B, N, d});
+    float *x = xt.data_ptr<float>();
+    std::vector<float> valid(size_t(B) * N, 0.0f), g(size_t(B) * std::max(G, 1), 0.0f);
     std::vector<std::uint8_t> mask(size_t(B) * A, 0);
     std::vector<std::int64_t> actions(static_cast<size_t>(B), 0);
     bool soft = false;
@@ -131,7 +134,7 @@ Batch makeBatch(const PolicySpec &spec, const std::vector<const Sample *> &sampl
         const Sample &s = *samples[size_t(b)];
         if (s.rows > N || int(s.jobs.size()) != s.rows * d || int(s.mask.size()) != 3 * s.rows + 1)
             throw Error("learner: sample does not match the policy's dimensions");
-        std::copy(s.jobs.begin(), s.jobs.end(), x.begin() + size_t(b) * N * d);
+        s.jobs.writeTo(x + size_t(b) * N * d, true);
         for (int r = 0; r < s.rows; ++r)
             valid[size_t(b) * N + r] = 1.0f;
         for (int k = 0; k < G && k < int(s.global.size()); ++k)
@@ -153,7 +156,7 @@ Batch makeBatch(const PolicySpec &spec, const std::vector<const Sample *> &sampl
     }
     Batch out;
     out.rows = N;
-    out.x = torch::from_blob(x.data(), {B, N, d}).clone();
+    out.x = xt;
     out.valid = torch::from_blob(valid.data(), {B, N}).clone();
     out.g = torch::from_blob(g.data(), {B, std::max(G, 1)}).clone();
     if (G == 0)

@@ -5,6 +5,7 @@
 #include "checkpoint.h"
 #include "dl2policy.h"
 #include "error.h"
+#include "experience.h"
 #include "modelprofile.h"
 #include "scenario.h"
 #include "scheduler.h"
@@ -13,6 +14,7 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 
@@ -126,6 +128,58 @@ private Q_SLOTS:
         QCOMPARE(layout.columns.back().first + layout.columns.back().count, s.jobDim);
         QCOMPARE(layout.columns.back().name, std::string("counts"));
         QVERIFY(layout.columns.back().bits);
+    }
+
+    // Training samples keep a mostly-zero state sparse, and give back exactly what was encoded:
+    // as a state, as a batch row written over old contents, and with its window shuffled.
+    void samplesKeepTheirInputs()
+    {
+        Fixture f;
+        f.ctx->add(1, TaskKind::Worker);
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2, 3, 8);
+        spec.features.normalise = true;
+        spec.features.counts = CountFeatures::PerType;
+        EncodedState s;
+        StateEncoder(spec).encode(*f.ctx, s);
+        const int action = 3 * 1 + 0; // a worker for the job in row 1
+        const Sample x = Sample::fromState(s, action);
+        QVERIFY(x.jobs.sparse());
+        QCOMPARE(x.jobs.size(), s.jobs.size());
+        QVERIFY(x.jobs.bytes() * 4 < s.jobs.size() * sizeof(float));
+        EncodedState back;
+        x.toState(spec, back);
+        QCOMPARE(back.jobs, s.jobs);
+        std::vector<float> row(s.jobs.size(), std::nanf(""));
+        x.jobs.writeTo(row.data());
+        QCOMPARE(row, s.jobs);
+
+        Rng rng(3);
+        for (int trial = 0; trial < 8; ++trial) {
+            const Sample y = shuffledWindow(x, rng);
+            const std::vector<float> in = x.jobs.dense(), out = y.jobs.dense();
+            const int d = s.jobDim;
+            // Every row of the shuffled window is one of the original rows, with its mask,
+            // and the action follows its job.
+            std::vector<bool> used(size_t(s.rows), false);
+            for (int r = 0; r < s.rows; ++r) {
+                int from = -1;
+                for (int q = 0; q < s.rows && from < 0; ++q)
+                    if (!used[size_t(q)] && std::equal(out.begin() + r * d, out.begin() + (r + 1) * d, in.begin() + q * d))
+                        from = q;
+                QVERIFY(from >= 0);
+                used[size_t(from)] = true;
+                if (y.action / 3 == r)
+                    QVERIFY(std::equal(in.begin() + (action / 3) * d, in.begin() + (action / 3 + 1) * d, out.begin() + r * d));
+            }
+            QCOMPARE(y.action % 3, action % 3);
+        }
+
+        // dl2-plus states are mostly nonzero: kept dense, the same values.
+        EncodedState p;
+        StateEncoder(defaultSpec(PolicyKind::Dl2Plus, 0, 8)).encode(*f.ctx, p);
+        const Sample z = Sample::fromState(p, 0);
+        QVERIFY(!z.jobs.sparse());
+        QCOMPARE(z.jobs.dense(), p.jobs);
     }
 
     void plusFeatures()
