@@ -120,6 +120,7 @@ QJsonObject OnlineSummary::toJson() const
     o.insert(QStringLiteral("paused"), paused);
     o.insert(QStringLiteral("version"), version);
     o.insert(QStringLiteral("last_good"), lastGood);
+    o.insert(QStringLiteral("versions_held"), versionsHeld);
     o.insert(QStringLiteral("waited_ms"), waitedMs);
     QJsonArray points;
     for (const OnlinePoint &p : curve)
@@ -242,6 +243,13 @@ struct OnlineLearner::Impl
                                                         ".dl2ckpt");
     }
     void adopt(const Result &r);
+    void syncSummary()
+    {
+        summary.version = version;
+        summary.lastGood = lastGood;
+        summary.versionsHeld = int(versions.size());
+        summary.paused = paused;
+    }
     void submit(SlotWork slot, size_t curveIndex);
     void event(const std::string &detail, const QJsonObject &after = {})
     {
@@ -419,9 +427,9 @@ void OnlineLearner::Impl::adopt(const Result &r)
         p.updateMs = r.ms;
         p.late = late;
     }
-    versions[r.version] = r.params;
     if (paused)
-        return; // a rollback happened while it trained: not adopted
+        return; // a rollback happened while it trained: not adopted (nor kept)
+    versions[r.version] = r.params;
     acting->setParameters(r.params);
     acting->setValueEstimates(true); // an update trained the critic
     version = r.version;
@@ -606,6 +614,8 @@ void OnlineLearner::beforePlan(const ClusterView &view)
                 d.event(detail, after);
             } else {
                 d.lastGood = std::max(d.lastGood, d.rollingVersions.front());
+                // Only the last good version or a later one can ever be restored.
+                d.versions.erase(d.versions.begin(), d.versions.lower_bound(d.lastGood));
             }
         }
         if (point.used) {
@@ -625,9 +635,7 @@ void OnlineLearner::beforePlan(const ClusterView &view)
             ++d.summary.slotsSkipped; // (a slot while paused is neither)
         }
     }
-    d.summary.version = d.version;
-    d.summary.lastGood = d.lastGood;
-    d.summary.paused = d.paused;
+    d.syncSummary();
 }
 
 void OnlineLearner::afterPlan()
@@ -678,9 +686,7 @@ void OnlineLearner::Impl::collect(bool wait)
         lock.unlock();
         d.adopt(r);
     }
-    d.summary.version = d.version;
-    d.summary.lastGood = d.lastGood;
-    d.summary.paused = d.paused;
+    d.syncSummary();
 }
 
 void OnlineLearner::afterSlot(const ClusterView &planned, const std::vector<GateEntry> &entries)
@@ -728,9 +734,7 @@ const OnlineSummary &OnlineLearner::finish()
         lock.unlock();
         d.adopt(r);
     }
-    d.summary.version = d.version;
-    d.summary.lastGood = d.lastGood;
-    d.summary.paused = d.paused;
+    d.syncSummary();
     d.writeCurve();
     return d.summary;
 }

@@ -103,6 +103,9 @@ struct OnlineSummary
     bool paused = false;
     int version = 0;        // in use at the end
     int lastGood = 0;
+    // Versions kept in memory for a rollback: the last good one and the ones after it (a
+    // window-60 dl2 version is 31 MB; older versions are dropped, their files stay).
+    int versionsHeld = 0;
     double waitedMs = 0.0;  // total time decisions waited for an update (bounded by deadlines)
     std::vector<OnlinePoint> curve;
     QJsonObject toJson() const;

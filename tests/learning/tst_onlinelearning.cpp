@@ -111,6 +111,10 @@ private Q_SLOTS:
         QCOMPARE(r.learning.slotsSkipped, 0);
         QVERIFY(r.learning.adopted >= 40);
         QCOMPARE(r.learning.lateUpdates, 0);
+        // Memory: only the versions a rollback could restore are kept (the last good one and
+        // those after it, about a window's worth), not all 40.
+        QVERIFY2(r.learning.versionsHeld >= 1 && r.learning.versionsHeld <= o.window + 2,
+                 qPrintable(QStringLiteral("%1 versions held").arg(r.learning.versionsHeld)));
         // Versioned checkpoints on disk, readable, and the decisions name their version.
         const Checkpoint last = readCheckpoint(
             dir.path().toStdString() + "/learn/v" + std::to_string(r.learning.version) + ".dl2ckpt");
@@ -148,6 +152,7 @@ private Q_SLOTS:
         QVERIFY(r.learning.paused);
         QVERIFY2(r.learning.lastGood < 8, qPrintable(QString::number(r.learning.lastGood)));
         QCOMPARE(r.learning.version, r.learning.lastGood);
+        QVERIFY(r.learning.versionsHeld >= 1); // the restored one, at least
         // The audit log shows the rollback, and the decisions after it the restored version.
         AuditLog log(audit);
         int rollbackSeq = -1;
