@@ -471,7 +471,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("ablation"), opt("no-value, no-exploration, no-replay, per-action-reward (repeat or comma-separate)."), opt("NAME")});
     p.addOption({opt("replay"), opt("uniform (default), prioritised or none."), opt("MODE"), opt("uniform")});
     p.addOption({opt("entropy"), opt("Entropy bonus weight (default 0.1)."), opt("X")});
-    p.addOption({opt("epsilon"), opt("Job-aware exploration probability (default 0.4)."), opt("X")});
+    p.addOption({opt("epsilon"), opt("Job-aware exploration probability of the paper's rules (default 0.4; --exploration reference has its own)."), opt("X")});
     p.addOption({opt("discount"), opt("Bootstrap across slots with this x V(next slot) (default 0 = the reference's per-slot return); with --credit episode or episode-job, the discount of the return (default 1)."), opt("X")});
     p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 200)."), opt("N")});
     p.addOption({opt("value-lr"), opt("Adam learning rate of the value network (its own optimizer; default 1e-3)."), opt("X")});
@@ -561,6 +561,11 @@ int runRl(const QStringList &args)
         }
         if (p.isSet(opt("exploration")))
             o.exploration = explorationFromString(p.value(opt("exploration")).toStdString());
+        // The code's rules fire with their own probabilities: a value here would be ignored.
+        if (p.isSet(opt("epsilon")) && o.epsilon > 0.0 && o.exploration == Exploration::Reference)
+            throw Error("--epsilon sets how often the paper's exploration rules fire; --exploration "
+                        "reference (the authors' code's rules) fires with its own probabilities "
+                        "and would ignore it (--ablation no-exploration switches either off)");
         if (p.isSet(opt("stop-epsilon")))
             o.stopEpsilon = parseDouble(p, opt("stop-epsilon"), 0.0, 1.0);
         if (p.isSet(opt("importance-clip")))

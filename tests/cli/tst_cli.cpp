@@ -206,6 +206,7 @@ private Q_SLOTS:
         const QString out = QStringLiteral("-o");
         QTest::newRow("es without init") << QStringList{train, rl, QStringLiteral("--algorithm"), QStringLiteral("es"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--init CHECKPOINT is required");
         QTest::newRow("unknown rl algorithm") << QStringList{train, rl, QStringLiteral("--algorithm"), QStringLiteral("genetic"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--algorithm: expected actor-critic or es");
+        QTest::newRow("epsilon with the code's rules") << QStringList{train, rl, QStringLiteral("--exploration"), QStringLiteral("reference"), QStringLiteral("--epsilon"), QStringLiteral("0.8"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--epsilon sets how often the paper's exploration rules fire");
         QTest::newRow("train speed table missing") << QStringList{train, rl, QStringLiteral("--speed-table"), QStringLiteral("/nonexistent/speeds.txt"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("/nonexistent/speeds.txt");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QByteArray() << QStringLiteral("unknown command");
         QTest::newRow("unknown option") << QStringList{sim, QStringLiteral("--frob")} << QByteArray() << QStringLiteral("frob");
