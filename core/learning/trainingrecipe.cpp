@@ -46,9 +46,14 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
               {key("ablations"), ablations},
               {key("control"), t.control},
               lr,
-              seed,
-              {key("epsilon"), t.epsilon},
-              {key("entropy_weight"), t.entropyWeight},
+              seed});
+    // The paper's rules fire with probability epsilon; the code's rules (reference) fire with
+    // their own probabilities and read epsilon only as on (> 0) or off (0), so a reference run
+    // shows it only when it switched them off (--ablation no-exploration is listed above).
+    if (t.exploration != "reference" || t.epsilon <= 0.0)
+        o.emplace_back(key("epsilon"), t.epsilon);
+    o.insert(o.end(),
+             {{key("entropy_weight"), t.entropyWeight},
               {key("discount"), t.discount},
               {key("replay"), text(t.replay)},
               {key("envs"), t.envs},

@@ -382,6 +382,8 @@ private Q_SLOTS:
         QCOMPARE(t[QStringLiteral("seed")].toInteger(), 7);
         QCOMPARE(t[QStringLiteral("control")].toBool(), false);
         QVERIFY(t[QStringLiteral("ablations")].toArray().isEmpty());
+        // The code's rules fire with their own probabilities: no epsilon to show for them.
+        QVERIFY2(!t.contains(QStringLiteral("epsilon")), show.out.constData());
 
         const QJsonObject shipped = QJsonDocument::fromJson(
             dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-reference")}).out).object();

@@ -536,6 +536,8 @@ void TestTrainingPage::startAndCancelRealTraining()
                              "exploration <b>reference</b>", "credit <b>split</b>",
                              "task credit <b>progress</b>", "control <b>no</b>"})
         QVERIFY2(recipe.contains(QLatin1String(part)), qPrintable(recipe));
+    // The code's rules fire with their own probabilities, so no epsilon is listed for them.
+    QVERIFY2(!recipe.contains(QStringLiteral("· epsilon <b>")), qPrintable(recipe));
 }
 
 void TestTrainingPage::warmupThenRl()
@@ -664,6 +666,10 @@ void TestTrainingPage::realRunWithItsControl()
     page.refresh();
     const QString recipe = page.findChild<QLabel *>(QStringLiteral("trainingRecipe"))->text();
     QVERIFY2(recipe.contains(QStringLiteral("control <b>yes</b>")), qPrintable(recipe));
+    // The paper's rules (the default) fire with probability epsilon: the page lists it.
+    QVERIFY2(recipe.contains(QStringLiteral("exploration <b>paper</b>")) &&
+                 recipe.contains(QStringLiteral("· epsilon <b>0.4</b>")),
+             qPrintable(recipe));
 }
 
 QTEST_MAIN(TestTrainingPage)
