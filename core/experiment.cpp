@@ -54,6 +54,47 @@ ExperimentResult runExperiment(const ExperimentSetup &setup, const ProgressCallb
     return result;
 }
 
+std::vector<ModelBreakdown> breakdownByModel(const ExperimentSetup &setup,
+                                             const ExperimentResult &result)
+{
+    const size_t traces = setup.traces.size(), policies = setup.policies.size();
+    if (result.cancelled || result.runs.size() != traces * policies)
+        throw Error("a breakdown by model needs every run of the experiment (it was cancelled)");
+    std::map<std::string, ModelBreakdown> byModel;
+    size_t allJobs = 0;
+    for (size_t t = 0; t < traces; ++t) {
+        const Trace &trace = setup.traces[t];
+        const std::vector<double> bounds =
+            lowerBoundJcts(setup.cluster, setup.profiles, trace, setup.simulation);
+        allJobs += trace.jobs.size();
+        for (size_t j = 0; j < trace.jobs.size(); ++j) {
+            ModelBreakdown &m = byModel[trace.jobs[j].model];
+            m.model = trace.jobs[j].model;
+            ++m.jobs;
+            m.lowerBound += bounds[j];
+            m.meanJct.resize(policies);
+            for (size_t p = 0; p < policies; ++p) {
+                const RunResult &r = result.runs[p * traces + t].result; // policy-major
+                if (r.truncated || j >= r.jcts.size() || r.jcts[j] < 0)
+                    throw Error("a breakdown by model needs runs in which every job finished (" +
+                                setup.policies[p] + " on " + r.traceName + " stopped early)");
+                m.meanJct[p] += r.jcts[j];
+            }
+        }
+    }
+    std::vector<ModelBreakdown> out;
+    for (auto &[name, m] : byModel) {
+        m.part.resize(policies);
+        for (size_t p = 0; p < policies; ++p) {
+            m.part[p] = m.meanJct[p] / double(allJobs);
+            m.meanJct[p] /= m.jobs;
+        }
+        m.lowerBound /= m.jobs;
+        out.push_back(std::move(m));
+    }
+    return out;
+}
+
 std::vector<PolicySummary> summarise(const std::vector<ExperimentRun> &runs,
                                      const std::vector<std::string> &policies)
 {

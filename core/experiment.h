@@ -69,10 +69,29 @@ struct ExperimentResult
 
 using ProgressCallback = std::function<void(int done, int total)>;
 
+// Which jobs make up each policy's average JCT: the jobs of one type (model), pooled over the
+// traces of an experiment. `part` is these jobs' JCTs summed and divided by the number of all
+// jobs, so a policy's parts add up to its pooled average JCT (the mean of the runs' average
+// JCTs when every trace has as many jobs), and two policies' parts split the difference of
+// their averages by model. The lower bound is each job's JCT alone on the cluster at its best
+// setting (lowerBoundJcts).
+struct ModelBreakdown
+{
+    std::string model;
+    int jobs = 0;                 // of this model, over all traces
+    double lowerBound = 0.0;      // mean over these jobs
+    std::vector<double> meanJct;  // per policy, in the experiment's policy order
+    std::vector<double> part;     // per policy, as above
+};
+
 // Throws dl2::Error for an unknown policy before running anything.
 ExperimentResult runExperiment(const ExperimentSetup &setup,
                                const ProgressCallback &progress = {},
                                const std::atomic<bool> *cancel = nullptr);
+// Throws dl2::Error when a run is missing (a cancelled experiment) or stopped before every
+// job finished: its unfinished jobs would count for some policies and not for others.
+std::vector<ModelBreakdown> breakdownByModel(const ExperimentSetup &setup,
+                                             const ExperimentResult &result);
 std::vector<PolicySummary> summarise(const std::vector<ExperimentRun> &runs,
                                      const std::vector<std::string> &policies);
 

@@ -60,10 +60,11 @@ int runCompare(const QStringList &args)
                       QStringLiteral("Comma-separated policies (default %1).")
                           .arg(QString::fromStdString(defaultPolicies())),
                       QStringLiteral("LIST")});
-    parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON: {\"runs\": [...], \"summary\": {...}}.")});
+    parser.addOption({QStringLiteral("json"), QStringLiteral("Print JSON: {\"runs\": [...], \"summary\": {...}}, with --by-model also \"by_model\".")});
     parser.addOption({QStringLiteral("allow-truncated"),
                       QStringLiteral("Rank runs that stopped before every job finished (their average "
                                      "JCTs are censored; marked '*' with a footnote in the table, \"truncated\" in the JSON).")});
+    addByModelOption(parser);
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -87,6 +88,12 @@ int runCompare(const QStringList &args)
         if (total >= 20)
             bar.finish();
         const std::string truncated = truncatedRuns(result.runs);
+        const bool byModel = parser.isSet(QStringLiteral("by-model"));
+        if (byModel && !truncated.empty())
+            throw Error("--by-model needs runs in which every job finished (" + truncated +
+                        "): run to completion (without --max-slots)");
+        const std::vector<ModelBreakdown> models =
+            byModel ? breakdownByModel(exp, result) : std::vector<ModelBreakdown>{};
         if (!truncated.empty()) {
             if (!parser.isSet(QStringLiteral("allow-truncated")))
                 throw Error("runs stopped before every job finished (" + truncated +
@@ -106,6 +113,8 @@ int runCompare(const QStringList &args)
             root[QStringLiteral("truncated")] = !truncated.empty();
             root[QStringLiteral("runs")] = runsToJson(result.runs);
             root[QStringLiteral("summary")] = summary;
+            if (byModel)
+                root[QStringLiteral("by_model")] = modelBreakdownToJson(models, exp.policies);
             printJson(root);
         } else {
             std::string title = setup.scenarioName.empty()
@@ -118,6 +127,8 @@ int runCompare(const QStringList &args)
                 if (run.result.truncated)
                     ++cut[run.policy];
             printComparisonTable(result.summary, title, cut);
+            if (byModel)
+                printModelBreakdown(models, exp.policies);
         }
         return 0;
     });

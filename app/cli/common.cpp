@@ -483,6 +483,81 @@ void printComparisonTable(const std::vector<PolicySummary> &summary, const std::
     std::fflush(stdout);
 }
 
+void addByModelOption(QCommandLineParser &parser)
+{
+    parser.addOption({opt("by-model"),
+                      opt("Also break the average JCT down by job type (model): each type's mean JCT "
+                          "per policy and its part of every policy's average (JSON: \"by_model\"). "
+                          "Needs runs in which every job finished.")});
+}
+
+void printModelBreakdown(const std::vector<ModelBreakdown> &models, const std::vector<std::string> &policies)
+{
+    size_t nameWidth = 5; // "model"
+    for (const auto &m : models)
+        nameWidth = std::max(nameWidth, m.model.size());
+    std::vector<int> widths;
+    for (const auto &p : policies)
+        widths.push_back(std::max(10, int(p.size())));
+    const auto header = [&] {
+        std::printf("%-*s %6s %11s", int(nameWidth), "model", "jobs", "lower bound");
+        for (size_t p = 0; p < policies.size(); ++p)
+            std::printf(" %*s", widths[p], policies[p].c_str());
+        std::printf("\n");
+    };
+    std::printf("\nBy model: mean JCT (slots) of each type's jobs over all traces\n");
+    header();
+    for (const auto &m : models) {
+        std::printf("%-*s %6d %11.2f", int(nameWidth), m.model.c_str(), m.jobs, m.lowerBound);
+        for (size_t p = 0; p < policies.size(); ++p)
+            std::printf(" %*.2f", widths[p], m.meanJct[p]);
+        std::printf("\n");
+    }
+    std::printf("\nPart of the average JCT: a type's JCTs summed / all jobs. A policy's parts add up to its\n"
+                "average, so the differences between two columns say where one policy gains on another.\n");
+    header();
+    std::vector<double> total(policies.size(), 0.0);
+    int jobs = 0;
+    double bound = 0.0;
+    for (const auto &m : models) {
+        jobs += m.jobs;
+        bound += m.lowerBound * m.jobs;
+    }
+    for (const auto &m : models) {
+        std::printf("%-*s %6d %11.2f", int(nameWidth), m.model.c_str(), m.jobs, m.lowerBound * m.jobs / jobs);
+        for (size_t p = 0; p < policies.size(); ++p) {
+            std::printf(" %*.2f", widths[p], m.part[p]);
+            total[p] += m.part[p];
+        }
+        std::printf("\n");
+    }
+    std::printf("%-*s %6d %11.2f", int(nameWidth), "all", jobs, jobs > 0 ? bound / jobs : 0.0);
+    for (size_t p = 0; p < policies.size(); ++p)
+        std::printf(" %*.2f", widths[p], total[p]);
+    std::printf("\n");
+    std::fflush(stdout);
+}
+
+QJsonObject modelBreakdownToJson(const std::vector<ModelBreakdown> &models,
+                                 const std::vector<std::string> &policies)
+{
+    QJsonObject out;
+    for (const auto &m : models) {
+        QJsonObject meanJct, part;
+        for (size_t p = 0; p < policies.size(); ++p) {
+            meanJct[QString::fromStdString(policies[p])] = m.meanJct[p];
+            part[QString::fromStdString(policies[p])] = m.part[p];
+        }
+        QJsonObject o;
+        o[opt("jobs")] = m.jobs;
+        o[opt("lower_bound")] = m.lowerBound;
+        o[opt("mean_jct")] = meanJct;
+        o[opt("part_of_avg_jct")] = part;
+        out[QString::fromStdString(m.model)] = o;
+    }
+    return out;
+}
+
 bool parseOrExit(QCommandLineParser &parser, const QStringList &args, int &exitCode)
 {
     if (!parser.parse(args)) {

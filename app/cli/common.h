@@ -74,6 +74,12 @@ inline QString opt(const char *name) { return QString::fromLatin1(name); }
 // --allow-truncated); those policies are marked '*' with a footnote.
 void printComparisonTable(const std::vector<PolicySummary> &summary, const std::string &title,
                           const std::map<std::string, int> &truncated = {});
+// --by-model of compare and evaluate: the mean JCT of each job type (model) per policy, then
+// each type's part of every policy's average JCT; as JSON, "by_model" keyed by model.
+void addByModelOption(QCommandLineParser &parser);
+void printModelBreakdown(const std::vector<ModelBreakdown> &models, const std::vector<std::string> &policies);
+QJsonObject modelBreakdownToJson(const std::vector<ModelBreakdown> &models,
+                                 const std::vector<std::string> &policies);
 
 // Parses args; prints help/errors. Returns false if the command should exit (exitCode set).
 bool parseOrExit(QCommandLineParser &parser, const QStringList &args, int &exitCode);

@@ -5,10 +5,13 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 
 namespace {
 
@@ -72,6 +75,78 @@ private Q_SLOTS:
         const QJsonObject drf = o[QStringLiteral("summary")].toObject()[QStringLiteral("drf")].toObject();
         QVERIFY(drf[QStringLiteral("mean_avg_jct_slots")].toDouble() > 0);
         QCOMPARE(drf[QStringLiteral("ratio_to_drf")].toDouble(), 1.0);
+    }
+
+    void byModel()
+    {
+        // Each job type's mean JCT per policy, and its part of each policy's average: the parts
+        // add up to the policy's average over all jobs, and no type beats its lower bound.
+        const Run r = dl2({QStringLiteral("compare"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                           QStringLiteral("--seeds"), QStringLiteral("1-3"), QStringLiteral("--policies"),
+                           QStringLiteral("drf,fifo,best-config"), QStringLiteral("--by-model"), QStringLiteral("--json")});
+        QCOMPARE(r.code, 0);
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonObject byModel = o[QStringLiteral("by_model")].toObject();
+        QVERIFY(byModel.size() >= 2);
+        std::map<QString, double> pooled, parts; // per policy
+        double jobs = 0.0;
+        for (const QJsonValue &v : o[QStringLiteral("runs")].toArray()) {
+            const QJsonObject run = v.toObject();
+            const QString policy = run[QStringLiteral("policy")].toString();
+            pooled[policy] += run[QStringLiteral("avg_jct_slots")].toDouble() * run[QStringLiteral("jobs")].toDouble();
+            if (policy == QLatin1String("drf"))
+                jobs += run[QStringLiteral("jobs")].toDouble();
+        }
+        double typed = 0.0;
+        for (auto it = byModel.begin(); it != byModel.end(); ++it) {
+            const QJsonObject m = it.value().toObject();
+            typed += m[QStringLiteral("jobs")].toDouble();
+            const double bound = m[QStringLiteral("lower_bound")].toDouble();
+            QVERIFY(bound > 0.0);
+            const QJsonObject mean = m[QStringLiteral("mean_jct")].toObject();
+            const QJsonObject part = m[QStringLiteral("part_of_avg_jct")].toObject();
+            QCOMPARE(mean.size(), 3);
+            for (auto p = mean.begin(); p != mean.end(); ++p) {
+                QVERIFY2(p.value().toDouble() >= bound - 1e-9, qPrintable(it.key() + QLatin1Char(' ') + p.key()));
+                parts[p.key()] += part[p.key()].toDouble();
+                QCOMPARE(part[p.key()].toDouble(), p.value().toDouble() * m[QStringLiteral("jobs")].toDouble() / jobs);
+            }
+        }
+        QCOMPARE(typed, jobs);
+        for (const auto &[policy, sum] : pooled)
+            QVERIFY2(std::abs(parts[policy] - sum / jobs) < 1e-9, qPrintable(policy));
+        QVERIFY(parts[QStringLiteral("fifo")] > parts[QStringLiteral("best-config")]);
+
+        // The table: both blocks, each type once per block, and the "all" row.
+        const Run text = dl2({QStringLiteral("compare"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                              QStringLiteral("--seeds"), QStringLiteral("1-3"), QStringLiteral("--policies"),
+                              QStringLiteral("drf,fifo,best-config"), QStringLiteral("--by-model")});
+        QCOMPARE(text.code, 0);
+        const QString out = QString::fromUtf8(text.out);
+        QVERIFY2(out.contains(QStringLiteral("By model: mean JCT")) && out.contains(QStringLiteral("Part of the average JCT")),
+                 text.out.constData());
+        QCOMPARE(out.count(QRegularExpression(QStringLiteral("^all +%1 ").arg(jobs), QRegularExpression::MultilineOption)), 1);
+        for (auto it = byModel.begin(); it != byModel.end(); ++it)
+            QCOMPARE(out.count(QRegularExpression(QLatin1Char('^') + it.key() + QLatin1Char(' '),
+                                                  QRegularExpression::MultilineOption)), 2);
+
+        // evaluate has it too, with the learned policy's column.
+        const Run evaluated = dl2({QStringLiteral("evaluate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                                   QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--by-model"),
+                                   QStringLiteral("--json")});
+        QCOMPARE(evaluated.code, 0);
+        const QJsonObject first = QJsonDocument::fromJson(evaluated.out).object()[QStringLiteral("by_model")]
+                                      .toObject().begin().value().toObject();
+        QVERIFY(first[QStringLiteral("mean_jct")].toObject().contains(QStringLiteral("dl2")));
+        // ... and refuses runs cut short, which would leave unfinished jobs out of some means.
+        const Run cut = dl2({QStringLiteral("evaluate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                             QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--max-slots"),
+                             QStringLiteral("3"), QStringLiteral("--by-model")});
+        QCOMPARE(cut.code, 2);
+        QVERIFY2(cut.err.contains("dl2 evaluate: a breakdown by model needs runs in which every job finished (dl2 on "
+                                  "dl2-small-seed1 stopped early)"),
+                 cut.err.constData());
+        QVERIFY(cut.out.isEmpty());
     }
 
     void traceFileRoundTripThroughCli()
@@ -196,6 +271,7 @@ private Q_SLOTS:
         QTest::newRow("unknown scenario") << QStringList{sim, QStringLiteral("--scenario"), QStringLiteral("nope")} << QByteArray() << QStringLiteral("unknown scenario 'nope'");
         QTest::newRow("absurd nodes") << QStringList{sim, QStringLiteral("--nodes"), QStringLiteral("-4")} << QByteArray() << QStringLiteral("--nodes");
         QTest::newRow("absurd seeds") << QStringList{QStringLiteral("compare"), QStringLiteral("--seeds"), QStringLiteral("9-1")} << QByteArray() << QStringLiteral("--seeds");
+        QTest::newRow("by model of truncated runs") << QStringList{QStringLiteral("compare"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"), QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--policies"), QStringLiteral("drf"), QStringLiteral("--max-slots"), QStringLiteral("3"), QStringLiteral("--allow-truncated"), QStringLiteral("--by-model")} << QByteArray() << QStringLiteral("--by-model needs runs in which every job finished (drf on dl2-small-seed1: ");
         QTest::newRow("unknown speed model") << QStringList{sim, QStringLiteral("--speed-model"), QStringLiteral("spline")} << QByteArray() << QStringLiteral("--speed-model: unknown speed model 'spline'");
         QTest::newRow("unknown shipped policy") << QStringList{sim, QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--checkpoint"), QStringLiteral("dl2-plus-nowhere")} << QByteArray() << QStringLiteral("dl2-plus-nowhere: checkpoint file does not exist (nor is it a shipped policy's name: `dl2 policy list` shows them)");
         QTest::newRow("operate checkpoint with a baseline") << QStringList{QStringLiteral("operate"), QStringLiteral("--agent"), QStringLiteral("local"), QStringLiteral("--audit"), QStringLiteral("/nonexistent/a.db"), QStringLiteral("--checkpoint"), QStringLiteral("dl2-plus-contended")} << QByteArray() << QStringLiteral("--checkpoint needs a learned --policy");

@@ -30,7 +30,8 @@ int runEvaluate(const QStringList &args)
     parser.addOption({opt("policy"), opt("dl2 or dl2-plus (default dl2)."), opt("KIND"), opt("dl2")});
     parser.addOption({opt("baselines"), opt("Comma-separated baselines (default drf,optimus,best-config)."),
                       opt("LIST"), opt("drf,optimus,best-config")});
-    parser.addOption({opt("json"), opt("Print JSON: {\"runs\", \"summary\", \"decision_latency_us\"}.")});
+    parser.addOption({opt("json"), opt("Print JSON: {\"runs\", \"summary\", \"decision_latency_us\"}, with --by-model also \"by_model\".")});
+    addByModelOption(parser);
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -63,6 +64,9 @@ int runEvaluate(const QStringList &args)
         if (!mine)
             throw Error("no result for policy " + policy);
         const bool json = parser.isSet(opt("json"));
+        const bool byModel = parser.isSet(opt("by-model"));
+        const std::vector<ModelBreakdown> models =
+            byModel ? breakdownByModel(exp, result) : std::vector<ModelBreakdown>{};
         if (json) {
             const QJsonArray runs = runsToJson(result.runs);
             QJsonObject summary;
@@ -96,6 +100,8 @@ int runEvaluate(const QStringList &args)
             root[opt("runs")] = runs;
             root[opt("summary")] = summary;
             root[opt("decision_latency_us")] = latency;
+            if (byModel)
+                root[opt("by_model")] = modelBreakdownToJson(models, exp.policies);
             printJson(root);
             return 0;
         }
@@ -112,6 +118,8 @@ int runEvaluate(const QStringList &args)
         std::printf("decision latency: per inference p50 %.1f us, p99 %.1f us (%zu inferences); "
                     "per slot p50 %.1f us, p99 %.1f us (%zu slots)\n",
                     lat.inferenceP50, lat.inferenceP99, lat.inferences, lat.slotP50, lat.slotP99, lat.slotCount);
+        if (byModel)
+            printModelBreakdown(models, exp.policies);
         return 0;
     });
 }
