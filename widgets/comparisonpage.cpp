@@ -1,5 +1,6 @@
 #include "comparisonpage.h"
 
+#include "comparisonbymodelmodel.h"
 #include "comparisonplots.h"
 #include "comparisonsummarymodel.h"
 #include "error.h"
@@ -26,6 +27,7 @@
 #include <QSaveFile>
 #include <QScrollArea>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
@@ -34,8 +36,19 @@
 
 namespace dl2console {
 
+namespace {
+
+QString byModelHint()
+{
+    return ComparisonPage::tr("Mean JCT of each job type's jobs per policy; hover a cell for its "
+                              "distance to the lower bound and its part of the average");
+}
+
+} // namespace
+
 ComparisonPage::ComparisonPage(Settings *settings, QWidget *parent)
-    : QWidget(parent), m_settings(settings), m_summary(new ComparisonSummaryModel(this))
+    : QWidget(parent), m_settings(settings), m_summary(new ComparisonSummaryModel(this)),
+      m_byModel(new ComparisonByModelModel(this))
 {
     auto *layout = new QHBoxLayout(this);
     // Scrollable controls: the page must not impose its height on the main window.
@@ -159,20 +172,32 @@ QWidget *ComparisonPage::buildResults()
     m_rewardPlot->setObjectName(QStringLiteral("comparison-reward"));
     m_completedPlot = new Plot(m_results);
     m_completedPlot->setObjectName(QStringLiteral("comparison-completed"));
-    m_table = new QTableView(m_results);
+    // The summary and the breakdown by job type share the table's cell, as two tabs.
+    m_tables = new QTabWidget(m_results);
+    m_tables->setObjectName(QStringLiteral("comparison-tables"));
+    m_tables->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
+    m_table = new QTableView(m_tables);
     m_table->setModel(m_summary);
-    m_table->verticalHeader()->hide();
-    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Ignored);
-    m_table->setAlternatingRowColors(true);
-    m_table->setSortingEnabled(false);
+    m_byModelTable = new QTableView(m_tables);
+    m_byModelTable->setObjectName(QStringLiteral("comparison-by-model"));
+    m_byModelTable->setModel(m_byModel);
+    for (QTableView *t : {m_table, m_byModelTable}) {
+        t->verticalHeader()->hide();
+        t->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents); // 9 rows fit
+        t->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+        t->setAlternatingRowColors(true);
+        t->setSortingEnabled(false);
+    }
+    m_tables->addTab(m_table, tr("Summary"));
+    m_tables->addTab(m_byModelTable, tr("By job type"));
+    m_tables->setTabToolTip(1, byModelHint());
     // Two columns (the page must not widen the main window), three rows.
     grid->addWidget(m_jctPlot, 0, 0);
     grid->addWidget(m_cdfPlot, 0, 1);
     grid->addWidget(m_utilPlot, 1, 0);
     grid->addWidget(m_completedPlot, 1, 1);
     grid->addWidget(m_rewardPlot, 2, 0);
-    grid->addWidget(m_table, 2, 1);
+    grid->addWidget(m_tables, 2, 1);
     for (int i = 0; i < 2; ++i)
         grid->setColumnStretch(i, 1);
     for (int i = 0; i < 3; ++i)
@@ -323,6 +348,7 @@ void ComparisonPage::run()
             for (const QString &p : policies)
                 setup.policies.push_back(p.toStdString());
             setup.threads = 2;
+            out.policies = setup.policies;
             out.result = dl2::runExperiment(
                 setup,
                 [self, generation](int done, int) {
@@ -335,6 +361,13 @@ void ComparisonPage::run()
                         Qt::QueuedConnection);
                 },
                 cancelFlag.get());
+            if (!out.result.cancelled) {
+                try {
+                    out.byModel = dl2::breakdownByModel(setup, out.result);
+                } catch (const dl2::Error &e) {
+                    out.byModelError = QString::fromStdString(e.what());
+                }
+            }
         } catch (const std::exception &e) {
             out.error = QString::fromStdString(e.what());
         }
@@ -366,6 +399,10 @@ void ComparisonPage::onFinished()
     }
     m_result = out.result;
     m_arrivals = out.arrivals;
+    m_byModel->setBreakdown(out.byModel, out.policies);
+    m_byModelError = out.byModelError;
+    m_tables->setTabEnabled(1, m_byModelError.isEmpty());
+    m_tables->setTabToolTip(1, m_byModelError.isEmpty() ? byModelHint() : m_byModelError);
     m_progress->setValue(m_progress->maximum());
     m_status->setText(tr("%1 runs done.").arg(m_result.runs.size()));
     showResult();
@@ -386,6 +423,8 @@ void ComparisonPage::showResult()
 bool ComparisonPage::exportCsv(const QString &fileName) const
 {
     QString csv = m_summary->toCsv();
+    if (m_byModel->rowCount() > 0)
+        csv += u'\n' + m_byModel->toCsv();
     csv +=
         QStringLiteral("\npolicy,seed,trace,avg_jct,makespan,completed,jobs,lower_bound_avg_jct\n");
     for (const auto &r : m_result.runs)

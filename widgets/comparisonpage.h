@@ -2,7 +2,8 @@
 // Policies side by side: pick policies and seeds (or trace files), run dl2::runExperiment in
 // the background (QtConcurrent, progress, cancel), then average JCT per policy with spread,
 // JCT CDFs, GPU utilisation, reward and completed jobs over time per policy, and the ratios
-// to DRF and to the lower bound. Exports CSV, PNG and PDF.
+// to DRF and to the lower bound, and (a second tab beside the table) the mean JCT of each job
+// type per policy. Exports CSV, PNG and PDF.
 
 #include "experiment.h"
 #include "jobtracker.h"
@@ -21,9 +22,11 @@ class QPushButton;
 class QRadioButton;
 class QSpinBox;
 class QTableView;
+class QTabWidget;
 
 namespace dl2console {
 
+class ComparisonByModelModel;
 class ComparisonSummaryModel;
 class Plot;
 class Settings;
@@ -50,6 +53,10 @@ public:
     // Arrival slots of every job of trace t (trace order), for the completed-jobs chart.
     const std::vector<std::vector<int>> &arrivals() const { return m_arrivals; }
     ComparisonSummaryModel *summaryModel() const { return m_summary; }
+    // By job type; empty, with byModelError() saying why, when a run stopped before every job
+    // finished (its unfinished jobs would drop out of some policies' means only).
+    ComparisonByModelModel *byModelModel() const { return m_byModel; }
+    QString byModelError() const { return m_byModelError; }
 
     bool exportCsv(const QString &fileName) const;
     bool exportImage(const QString &fileName); // .png or .pdf
@@ -63,6 +70,9 @@ private:
     {
         dl2::ExperimentResult result;
         std::vector<std::vector<int>> arrivals;
+        std::vector<std::string> policies;
+        std::vector<dl2::ModelBreakdown> byModel;
+        QString byModelError;
         QString error;
     };
     QWidget *buildControls();
@@ -85,8 +95,11 @@ private:
     SessionSetup m_runSettings;
     QWidget *m_results;
     Plot *m_jctPlot, *m_cdfPlot, *m_utilPlot, *m_rewardPlot, *m_completedPlot;
-    QTableView *m_table;
+    QTableView *m_table, *m_byModelTable;
+    QTabWidget *m_tables;
     ComparisonSummaryModel *m_summary;
+    ComparisonByModelModel *m_byModel;
+    QString m_byModelError;
     QFutureWatcher<Outcome> m_watcher;
     JobTracker m_jobs; // the running experiment: progress of an earlier one is dropped
     dl2::ExperimentResult m_result;

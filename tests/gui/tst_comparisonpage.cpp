@@ -1,5 +1,6 @@
 // The comparison page runs runExperiment in the background and shows/export its results.
 
+#include "comparisonbymodelmodel.h"
 #include "comparisonpage.h"
 #include "comparisonsummarymodel.h"
 #include "scenario.h"
@@ -11,6 +12,8 @@
 #include <QFileInfo>
 #include <QImage>
 #include <QSignalSpy>
+#include <QTabWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -33,6 +36,8 @@ void TestComparisonPage::runsAndExports()
     ComparisonPage page(&settings);
     QAbstractItemModelTester tester(page.summaryModel(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester byModelTester(page.byModelModel(),
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
     QStringList all;
     for (const auto &s : dl2::registeredSchedulers())
         all << QString::fromStdString(s.name);
@@ -53,11 +58,40 @@ void TestComparisonPage::runsAndExports()
     QCOMPARE(static_cast<int>(page.result().runs.size()), pick.size() * 2);
     QCOMPARE(settings.comparisonPolicies(), pick);
 
+    // By job type: a row per type plus "All", a column per policy; every type's mean JCT at or
+    // above its lower bound, and the "All" row equal to each policy's average JCT (the seeds
+    // of a scenario have as many jobs each).
+    const ComparisonByModelModel *byModel = page.byModelModel();
+    QVERIFY(page.byModelError().isEmpty());
+    const int types = int(byModel->breakdown().size());
+    QVERIFY(types >= 2);
+    QCOMPARE(byModel->rowCount(), types + 1);
+    QCOMPARE(byModel->columnCount(), ComparisonByModelModel::FirstPolicyColumn + int(pick.size()));
+    QCOMPARE(byModel->headerData(ComparisonByModelModel::FirstPolicyColumn, Qt::Horizontal).toString(), pick.first());
+    for (int p = 0; p < pick.size(); ++p) {
+        QVERIFY(qFuzzyCompare(byModel->pooledAverage(p), page.summaryModel()->summary()[size_t(p)].meanAvgJct));
+        const int column = ComparisonByModelModel::FirstPolicyColumn + p;
+        for (int row = 0; row <= types; ++row)
+            QVERIFY(byModel->index(row, column).data().toDouble() >=
+                    byModel->index(row, ComparisonByModelModel::LowerBoundColumn).data().toDouble() - 0.005);
+        QCOMPARE(byModel->index(types, column).data().toDouble(),
+                 QString::number(page.summaryModel()->summary()[size_t(p)].meanAvgJct, 'f', 2).toDouble());
+    }
+    QCOMPARE(byModel->index(types, ComparisonByModelModel::ModelColumn).data().toString(), QStringLiteral("All"));
+    auto *tabs = page.findChild<QTabWidget *>(QStringLiteral("comparison-tables"));
+    QVERIFY(tabs && tabs->isTabEnabled(1));
+    QCOMPARE(tabs->widget(1), page.findChild<QTableView *>(QStringLiteral("comparison-by-model")));
+
     const QString csv = dir.filePath(QStringLiteral("c.csv"));
     QVERIFY(page.exportCsv(csv));
     QFile f(csv);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    QVERIFY(f.readAll().startsWith("policy,runs,mean_avg_jct"));
+    const QByteArray exported = f.readAll();
+    QVERIFY(exported.startsWith("policy,runs,mean_avg_jct"));
+    const QByteArray allRow = "\nall," + QByteArray::number(byModel->index(types, 1).data().toInt()) + ',';
+    QVERIFY2(exported.contains("\nmodel,jobs,lower_bound,drf mean_jct,drf part_of_avg_jct") &&
+                 exported.contains(allRow),
+             exported.constData());
     const QString png = dir.filePath(QStringLiteral("c.png"));
     QVERIFY(page.exportImage(png));
     QVERIFY(!QImage(png).isNull());
@@ -102,6 +136,26 @@ void TestComparisonPage::traceFiles()
     QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 120000);
     QCOMPARE(finished.first().first().toBool(), true);
     QCOMPARE(page.result().runs.size(), size_t(2));
+    QVERIFY(page.byModelError().isEmpty());
+    QVERIFY(page.byModelModel()->rowCount() > 0);
+    // A job arriving after the run's last slot (1,000) leaves it truncated: the breakdown by
+    // job type is withheld and its tab says why, while the rest of the comparison stands.
+    const QString late = dir.filePath(QStringLiteral("late.csv"));
+    {
+        QFile f(late);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("job_id,arrival_slot,model,epochs\n1,0,dssm,10\n2,1200,wlm,10\n");
+    }
+    page.setTraceFiles({late});
+    page.run();
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 2, 120000);
+    QCOMPARE(finished.last().first().toBool(), true);
+    QVERIFY2(page.byModelError().contains(QStringLiteral("needs runs in which every job finished (drf on late")),
+             qPrintable(page.byModelError()));
+    QCOMPARE(page.byModelModel()->rowCount(), 0);
+    auto *tabs = page.findChild<QTabWidget *>(QStringLiteral("comparison-tables"));
+    QVERIFY(!tabs->isTabEnabled(1));
+    QCOMPARE(tabs->tabToolTip(1), page.byModelError());
     // A broken file is reported, not crashed on.
     page.setTraceFiles({dir.filePath(QStringLiteral("missing.csv"))});
     QSignalSpy errors(&page, &ComparisonPage::errorOccurred);
