@@ -30,6 +30,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 constexpr auto kHeartbeat = std::chrono::milliseconds(200);
+// A rank whose heartbeat has not moved for this long is taken as gone when rank 0 leaves.
+constexpr auto kGone = 10 * kHeartbeat;
 
 std::string message(const std::exception &e)
 {
@@ -169,32 +171,42 @@ struct Communicator::Impl
     }
 
     // Leaving on a failure: close our connections so that the others notice at once, and
-    // rank 0 keeps the store up until the others (those still joining too) have read the
-    // diagnosis (at most 10 s).
+    // rank 0 keeps the store up until every other rank has read the diagnosis and left
+    // (dl2/left/R) or is gone (no heartbeat for kGone), at most min(--timeout, 30 s; 10 s for
+    // a rank that has not joined). Each rank is waited for by name: a count of the ranks that
+    // had left once let rank 0 go while one was still reading its inputs, because the failed
+    // rank's own leaving stood in for it.
     void leave()
     {
         failed = true;
         group.reset();
         try {
-            store->add("dl2/left", 1);
+            store->set(key("left", o.rank), bytes("1"));
             if (o.rank == 0) {
-                const auto deadline = Clock::now() + std::min(timeout, std::chrono::milliseconds(10000));
+                const auto start = Clock::now();
+                const auto deadline = start + std::min(timeout, std::chrono::milliseconds(30000));
+                const auto joinBy = start + std::min(timeout, std::chrono::milliseconds(10000));
+                std::vector<std::int64_t> beats(size_t(o.worldSize), -1);
+                std::vector<Clock::time_point> beatAt(size_t(o.worldSize), start);
                 while (Clock::now() < deadline) {
-                    int alive = 0;
-                    std::vector<std::int64_t> before;
-                    for (int k = 1; k < o.worldSize; ++k)
-                        before.push_back(store->add(key("alive", k), 0));
-                    if (store->add("dl2/left", 0) >= o.worldSize)
+                    bool waiting = false;
+                    for (int k = 1; k < o.worldSize; ++k) {
+                        if (store->check({key("left", k)}))
+                            continue;
+                        const std::int64_t b = store->add(key("alive", k), 0);
+                        if (b != beats[size_t(k)]) {
+                            beats[size_t(k)] = b;
+                            beatAt[size_t(k)] = Clock::now();
+                        }
+                        // Not joined yet: on its way, given 10 s as before (it may never come).
+                        if (!store->check({key("joined", k)}))
+                            waiting = waiting || Clock::now() < joinBy;
+                        else if (Clock::now() - beatAt[size_t(k)] < kGone)
+                            waiting = true;
+                    }
+                    if (!waiting)
                         break;
-                    std::this_thread::sleep_for(3 * kHeartbeat);
-                    for (int k = 1; k < o.worldSize; ++k)
-                        alive += store->add(key("alive", k), 0) != before[size_t(k - 1)] ? 1 : 0;
-                    // A rank still on its way (not joined yet) comes to read the error too.
-                    bool joined = true;
-                    for (int k = 1; k < o.worldSize; ++k)
-                        joined = joined && store->check({key("joined", k)});
-                    if (joined && store->add("dl2/left", 0) - 1 >= alive)
-                        break;
+                    std::this_thread::sleep_for(kHeartbeat);
                 }
             }
         } catch (...) {
