@@ -95,6 +95,23 @@ std::vector<ModelBreakdown> breakdownByModel(const ExperimentSetup &setup,
     return out;
 }
 
+ModelBreakdown allModels(const std::vector<ModelBreakdown> &models)
+{
+    ModelBreakdown all;
+    all.model = "all";
+    for (const auto &m : models) {
+        all.jobs += m.jobs;
+        all.lowerBound += m.lowerBound * m.jobs;
+        all.part.resize(m.part.size());
+        for (size_t p = 0; p < m.part.size(); ++p)
+            all.part[p] += m.part[p];
+    }
+    if (all.jobs > 0)
+        all.lowerBound /= all.jobs;
+    all.meanJct = all.part;
+    return all;
+}
+
 std::vector<PolicySummary> summarise(const std::vector<ExperimentRun> &runs,
                                      const std::vector<std::string> &policies)
 {

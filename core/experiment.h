@@ -92,6 +92,9 @@ ExperimentResult runExperiment(const ExperimentSetup &setup,
 // job finished: its unfinished jobs would count for some policies and not for others.
 std::vector<ModelBreakdown> breakdownByModel(const ExperimentSetup &setup,
                                              const ExperimentResult &result);
+// The "all" row of a breakdown: every job, the pooled lower bound, and per policy its average
+// JCT over all jobs (mean and part both: the sum of the parts).
+ModelBreakdown allModels(const std::vector<ModelBreakdown> &models);
 std::vector<PolicySummary> summarise(const std::vector<ExperimentRun> &runs,
                                      const std::vector<std::string> &policies);
 

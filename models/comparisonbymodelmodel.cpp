@@ -9,35 +9,12 @@ void ComparisonByModelModel::setBreakdown(std::vector<dl2::ModelBreakdown> model
 {
     beginResetModel();
     m_models = std::move(models);
+    m_all = dl2::allModels(m_models);
     m_policies.clear();
     if (!m_models.empty())
         for (const auto &p : policies)
             m_policies << QString::fromStdString(p);
     endResetModel();
-}
-
-int ComparisonByModelModel::jobs() const
-{
-    int n = 0;
-    for (const auto &m : m_models)
-        n += m.jobs;
-    return n;
-}
-
-double ComparisonByModelModel::pooledLowerBound() const
-{
-    double sum = 0.0;
-    for (const auto &m : m_models)
-        sum += m.lowerBound * m.jobs;
-    return jobs() > 0 ? sum / jobs() : 0.0;
-}
-
-double ComparisonByModelModel::pooledAverage(int policy) const
-{
-    double sum = 0.0;
-    for (const auto &m : m_models)
-        sum += m.part[size_t(policy)];
-    return sum;
 }
 
 int ComparisonByModelModel::rowCount(const QModelIndex &parent) const
@@ -55,20 +32,19 @@ QVariant ComparisonByModelModel::data(const QModelIndex &index, int role) const
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
     const bool all = index.row() == int(m_models.size());
+    const dl2::ModelBreakdown &m = row(index.row());
     const int column = index.column(), policy = column - FirstPolicyColumn;
     if (role == Qt::TextAlignmentRole)
         return column == ModelColumn ? QVariant(Qt::AlignLeft | Qt::AlignVCenter)
                                      : QVariant(Qt::AlignRight | Qt::AlignVCenter);
-    const double bound = all ? pooledLowerBound() : m_models[size_t(index.row())].lowerBound;
-    const double mean = policy < 0 ? 0.0
-                        : all      ? pooledAverage(policy)
-                                   : m_models[size_t(index.row())].meanJct[size_t(policy)];
+    const double bound = m.lowerBound;
+    const double mean = policy < 0 ? 0.0 : m.meanJct[size_t(policy)];
     if (role == Qt::DisplayRole) {
         switch (column) {
         case ModelColumn:
-            return all ? tr("All") : QString::fromStdString(m_models[size_t(index.row())].model);
+            return all ? tr("All") : QString::fromStdString(m.model);
         case JobsColumn:
-            return all ? jobs() : m_models[size_t(index.row())].jobs;
+            return m.jobs;
         case LowerBoundColumn:
             return QString::number(bound, 'f', 2);
         default:
@@ -82,10 +58,10 @@ QVariant ComparisonByModelModel::data(const QModelIndex &index, int role) const
         if (all)
             return tr("%1: average JCT %2 over all jobs, %3").arg(m_policies[policy]).arg(mean, 0, 'f', 2).arg(above);
         return tr("%1 on %2: mean JCT %3, %4; this type's part of the average JCT: %5")
-            .arg(m_policies[policy], QString::fromStdString(m_models[size_t(index.row())].model))
+            .arg(m_policies[policy], QString::fromStdString(m.model))
             .arg(mean, 0, 'f', 2)
             .arg(above)
-            .arg(m_models[size_t(index.row())].part[size_t(policy)], 0, 'f', 2);
+            .arg(m.part[size_t(policy)], 0, 'f', 2);
     }
     return {};
 }
@@ -118,18 +94,13 @@ QString ComparisonByModelModel::toCsv() const
     for (const QString &p : m_policies)
         out += QStringLiteral(",%1 mean_jct,%1 part_of_avg_jct").arg(p);
     out += u'\n';
-    for (const auto &m : m_models) {
+    for (int r = 0; r < rowCount(); ++r) {
+        const dl2::ModelBreakdown &m = row(r);
         out += QString::fromStdString(m.model) + u',' + QString::number(m.jobs) + u',' +
                QString::number(m.lowerBound, 'g', 8);
         for (int p = 0; p < m_policies.size(); ++p)
             out += u',' + QString::number(m.meanJct[size_t(p)], 'g', 8) + u',' +
                    QString::number(m.part[size_t(p)], 'g', 8);
-        out += u'\n';
-    }
-    if (!m_models.empty()) {
-        out += QStringLiteral("all,") + QString::number(jobs()) + u',' + QString::number(pooledLowerBound(), 'g', 8);
-        for (int p = 0; p < m_policies.size(); ++p)
-            out += u',' + QString::number(pooledAverage(p), 'g', 8) + u',' + QString::number(pooledAverage(p), 'g', 8);
         out += u'\n';
     }
     return out;

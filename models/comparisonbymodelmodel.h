@@ -29,7 +29,7 @@ public:
     void setBreakdown(std::vector<dl2::ModelBreakdown> models, const std::vector<std::string> &policies);
     const std::vector<dl2::ModelBreakdown> &breakdown() const { return m_models; }
     // The "All" row's value for policy p: its average JCT over all jobs (the sum of its parts).
-    double pooledAverage(int policy) const;
+    double pooledAverage(int policy) const { return m_all.meanJct[size_t(policy)]; }
     // As CSV: model,jobs,lower_bound, then "<policy> mean_jct" and "<policy> part_of_avg_jct"
     // per policy; the last line is "all".
     QString toCsv() const;
@@ -41,10 +41,10 @@ public:
                         int role = Qt::DisplayRole) const override;
 
 private:
-    int jobs() const;
-    double pooledLowerBound() const;
+    const dl2::ModelBreakdown &row(int r) const { return r < int(m_models.size()) ? m_models[size_t(r)] : m_all; }
 
     std::vector<dl2::ModelBreakdown> m_models;
+    dl2::ModelBreakdown m_all; // dl2::allModels(m_models): the "All" row
     QStringList m_policies;
 };
 

@@ -516,24 +516,17 @@ void printModelBreakdown(const std::vector<ModelBreakdown> &models, const std::v
     std::printf("\nPart of the average JCT: a type's JCTs summed / all jobs. A policy's parts add up to its\n"
                 "average, so the differences between two columns say where one policy gains on another.\n");
     header();
-    std::vector<double> total(policies.size(), 0.0);
-    int jobs = 0;
-    double bound = 0.0;
+    const ModelBreakdown all = allModels(models);
     for (const auto &m : models) {
-        jobs += m.jobs;
-        bound += m.lowerBound * m.jobs;
-    }
-    for (const auto &m : models) {
-        std::printf("%-*s %6d %11.2f", int(nameWidth), m.model.c_str(), m.jobs, m.lowerBound * m.jobs / jobs);
-        for (size_t p = 0; p < policies.size(); ++p) {
+        std::printf("%-*s %6d %11.2f", int(nameWidth), m.model.c_str(), m.jobs,
+                    m.lowerBound * m.jobs / all.jobs);
+        for (size_t p = 0; p < policies.size(); ++p)
             std::printf(" %*.2f", widths[p], m.part[p]);
-            total[p] += m.part[p];
-        }
         std::printf("\n");
     }
-    std::printf("%-*s %6d %11.2f", int(nameWidth), "all", jobs, jobs > 0 ? bound / jobs : 0.0);
+    std::printf("%-*s %6d %11.2f", int(nameWidth), all.model.c_str(), all.jobs, all.lowerBound);
     for (size_t p = 0; p < policies.size(); ++p)
-        std::printf(" %*.2f", widths[p], total[p]);
+        std::printf(" %*.2f", widths[p], all.part[p]);
     std::printf("\n");
     std::fflush(stdout);
 }
