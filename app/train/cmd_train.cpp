@@ -482,6 +482,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("continuation"), opt("--credit vine: how the trunk and the slots after the branch slot play: sample (default: the policy as it trains) or greedy (its arg max without exploration, the policy as deployed with --decode greedy: every branch's return is the exact value of its allocation; one stream)."), opt("MODE")});
     p.addOption({opt("kl"), opt("Trust region: add X x KL(warm-up || policy) to the policy loss, the warm-up being the --init policy (default 0 = none)."), opt("X")});
     p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
+    p.addOption({opt("tie-window"), opt("dl2: keep the policy's weights tied across the window positions while it trains, so that what one position's decisions teach every position learns (the network stays the paper's flat one). The --init checkpoint must be tied throughout (dl2 train sl --tie-window all).")});
     p.addOption({opt("task-credit"), opt("--credit split: how the choice of task is credited: progress (default: its counterfactual share of the slot's normalised progress, the paper's reward) or remaining (the same divided by its job's remaining share, at most 20x: shortest-remaining-time weighting)."), opt("NAME")});
     p.addOption({opt("exploration"), opt("Job-aware exploration rules: paper (default: the corrective task in poor states, with probability --epsilon) or reference (the authors' code: far more overrides)."), opt("RULES")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
@@ -555,6 +556,7 @@ int runRl(const QStringList &args)
         if (p.isSet(opt("kl")))
             o.klWeight = parseDouble(p, opt("kl"), 0.0, 1e6);
         o.control = p.isSet(opt("control"));
+        o.tieWindow = p.isSet(opt("tie-window"));
         if (p.isSet(opt("task-credit"))) {
             o.taskCredit = p.value(opt("task-credit")).toStdString();
             checkTaskCredit(o.taskCredit);

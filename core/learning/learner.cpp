@@ -429,8 +429,9 @@ struct Learner::Impl
             before.push_back(params[k].clone());
         }
         optimizer->step();
+        // Back onto the class means: equal gradients give equal steps but for the last bit.
         for (size_t k = 0; k < params.size(); ++k)
-            params[k].copy_(before[k] + (params[k] - before[k]) * tie[k].stepScale.view_as(params[k]));
+            params[k].copy_(classMeans(tie[k], before[k] + (params[k] - before[k]) * tie[k].stepScale.view_as(params[k])));
     }
 
     // Replaces the gradients of `params` by the reducer's average (no-op in one process).
@@ -542,13 +543,20 @@ void Learner::setTiedWindow(bool on)
         // Untied weights (a fresh network) start from one entry of each class; the weights
         // between different positions start at 0 and a global unit's pooled weights are scaled
         // by 1 / sqrt(J), so the layers keep the scale of the default initialisation. Weights
-        // that are already tied (a tied checkpoint) are kept.
+        // that are already tied (a tied checkpoint) are kept, projected onto their class means.
         torch::NoGradGuard guard;
         auto params = policyParameters(m.model);
         for (size_t k = 0; k < params.size(); ++k) {
             const TieClasses &t = m.tie[k];
-            if (torch::allclose(classMeans(t, params[k]), params[k]))
+            // Tied weights drift apart by rounding (Adam's vectorised and scalar loops differ
+            // in the last bit): a network that is tied but for that is projected back onto its
+            // class means, not started again.
+            const auto means = classMeans(t, params[k]);
+            if ((means - params[k]).abs().max().item<float>() <=
+                1e-4f * std::max(1.0f, params[k].abs().max().item<float>())) {
+                params[k].copy_(means);
                 continue;
+            }
             auto rep = params[k].reshape({-1}).index_select(0, t.first).clone();
             for (std::int64_t c = 0; c < t.classes; ++c) {
                 if (t.kind[size_t(c)] == 1)
@@ -630,7 +638,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
                 m_impl->optimizer->zero_grad();
                 m_impl->reduce(policyParameters(m_impl->model));
                 torch::nn::utils::clip_grad_norm_(policyParameters(m_impl->model), 10.0);
-                m_impl->optimizer->step();
+                m_impl->tiedStep();
             }
             if (o.useValue) {
                 m_impl->valueOptimizer->zero_grad();
@@ -720,7 +728,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
         loss.backward();
         m_impl->reduce(policyParameters(m_impl->model));
         torch::nn::utils::clip_grad_norm_(policyParameters(m_impl->model), 10.0);
-        m_impl->optimizer->step();
+        m_impl->tiedStep();
     }
     torch::Tensor valueLoss = torch::zeros({});
     if (o.useValue) {

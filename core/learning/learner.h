@@ -74,13 +74,14 @@ public:
     // SL on samples with set targets: per-action binary cross-entropy on the logits ("is
     // this task needed"), instead of the soft cross-entropy. Off by default.
     void setSlMultiLabel(bool on);
-    // dl2 only, SL only: ties the policy's weights across the window positions, so that the
-    // flat network computes the same function of every position's features (permutation-
-    // equivariant, a shared per-job network with pooled interactions, written as the paper's
-    // flat layers; each hidden layer gives hidden / J units to every position, the rest are
-    // global). Switching it on ties the weights (a fresh network from one entry of each
-    // class), and while on every SL step keeps them tied. Off again, the layers train freely
-    // from there. Throws dl2::Error for dl2-plus or fewer hidden units than positions.
+    // dl2 only (SL, and the actor-critic with RlOptions::tieWindow): ties the policy's
+    // weights across the window positions, so that the flat network computes the same function
+    // of every position's features (permutation-equivariant, a shared per-job network with
+    // pooled interactions, written as the paper's flat layers; each hidden layer gives
+    // hidden / J units to every position, the rest are global). Switching it on ties the
+    // weights (a fresh network from one entry of each class), and while on every SL and
+    // actor-critic step keeps them tied. Off again, the layers train freely from there.
+    // Throws dl2::Error for dl2-plus or fewer hidden units than positions.
     void setTiedWindow(bool on);
     // One actor-critic step (a policy step unless options.policyWeight is 0, and a value
     // step); weights[i] scales sample i's loss (they should sum to 1).

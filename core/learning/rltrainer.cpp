@@ -232,6 +232,7 @@ ActorCritic::ActorCritic(const RlOptions &options)
 void ActorCritic::loadNetworks()
 {
     std::shared_ptr<const ParameterSet> warmUp; // the trust region's reference, if not the start
+    long long startTieWindowSteps = 0;          // of the checkpoint started from (-1: tied throughout)
     if (!o.resume.empty()) {
         const Checkpoint c = readResumeCheckpoint(o.resume, o.kind);
         if (!c.info.resume.present || c.info.trainer != "rl" || c.info.resume.values.size() != 6)
@@ -241,6 +242,7 @@ void ActorCritic::loadNetworks()
         checkResumeWorldSize(c.info.resume, m_world, c.origin);
         m_spec = c.spec;
         m_startValueTrained = c.info.valueTrained;
+        startTieWindowSteps = c.info.tieWindowSteps;
         m_learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
         m_resumed = c.info.resume;
         m_result.curve = curveBefore(c);
@@ -251,11 +253,22 @@ void ActorCritic::loadNetworks()
         warmUp = c.parameters;
         m_spec = c.spec;
         m_startValueTrained = c.info.valueTrained;
+        startTieWindowSteps = c.info.tieWindowSteps;
         m_learner = std::make_unique<Learner>(c, o.learningRate, c.info.trainer == "rl",
                                               o.valueLearningRate);
     } else {
         m_spec = o.spec ? *o.spec : defaultSpec(o.kind, m_scenario.window, m_profiles.size());
         m_learner = std::make_unique<Learner>(m_spec, o.learningRate, o.seed, o.valueLearningRate);
+    }
+    if (o.tieWindow) {
+        checkTiedWindow(m_spec);
+        // Tying weights that learned untied would start them again from one entry of each
+        // class: the warm-up would be lost.
+        if (startTieWindowSteps != -1)
+            throw Error("--tie-window: " + (o.resume.empty() ? o.init : o.resume) +
+                        " was not trained with its window's weights tied throughout (SL "
+                        "--tie-window all); tying would replace them");
+        m_learner->setTiedWindow(true);
     }
     if (o.klWeight > 0)
         m_learner->setReference(warmUp ? *warmUp : *m_learner->parameters());
@@ -407,6 +420,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;
     info.control = o.control;
+    info.tieWindowSteps = o.tieWindow ? -1 : 0;
     info.unfinishedJobsReward = m_unfinished;
     info.ablations = o.ablations;
     info.seed = o.seed;

@@ -111,6 +111,10 @@ struct RlOptions
     int vineStreams = 1;          // vine: random streams each allocation is played on with
     bool vineGreedy = false;      // vine: the trunk and the slots after the branch slot play arg max
     double klWeight = 0.0;        // trust region around the starting policy (0 = none)
+    // dl2: keep the policy's weights tied across the window positions (Learner::setTiedWindow),
+    // so that what one position's decisions teach, every position learns. The starting
+    // checkpoint must be tied throughout (SL --tie-window all, or an actor-critic run with it).
+    bool tieWindow = false;
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;
     std::optional<Decode> decode; // of the trained policy; default: dl2 sample, dl2-plus and es as loaded

@@ -40,6 +40,8 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
     std::vector<RecipeItem> o{{key("credit"), text(t.credit, "slot")}};
     if (t.credit == "split")
         o.emplace_back(key("task_credit"), text(t.taskCredit, "progress"));
+    if (t.tieWindowSteps < 0) // only shown where it was on: runs before 2026-12-06 lack it
+        o.emplace_back(key("tie_window"), key("all"));
     o.insert(o.end(),
              {{key("reward"), key(t.unfinishedJobsReward ? "unfinished" : "progress")},
               {key("exploration"), text(t.exploration, "paper")},
