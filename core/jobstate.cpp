@@ -21,6 +21,21 @@ double JobState::remainingEpochs() const
     return std::max(0.0, total - doneEpochs);
 }
 
+int JobState::waitingSlots(int slotCount) const
+{
+    return firstRunSlot >= 0 ? firstRunSlot - arrivalSlot : std::max(0, slotCount - arrivalSlot);
+}
+
+double JobState::meanWorkers() const
+{
+    return slotsRun > 0 ? static_cast<double>(workerSlots) / slotsRun : 0.0;
+}
+
+double JobState::meanPs() const
+{
+    return slotsRun > 0 ? static_cast<double>(psSlots) / slotsRun : 0.0;
+}
+
 double JobState::remainingFraction() const
 {
     const double total = estimatedEpochs > 0 ? estimatedEpochs : totalEpochs;

@@ -5,6 +5,7 @@
 #include "types.h"
 
 #include <array>
+#include <cstdint>
 #include <vector>
 
 namespace dl2 {
@@ -45,7 +46,22 @@ struct JobState
     int observedStartSlot = -1;
     int observedWorkers = 0;
     int observedPs = 0;
+
+    // How its time was spent so far, kept by the simulator whatever the scheduler: the slots it
+    // ran in (>= 1 worker and >= 1 PS, the slot it finished in included), the first of them
+    // (-1 before), and its workers and PSs summed over them.
+    int firstRunSlot = -1;
+    int slotsRun = 0;
+    std::int64_t workerSlots = 0;
+    std::int64_t psSlots = 0;
+
     double jct() const { return finishTime < 0 ? -1.0 : finishTime - arrivalSlot; }
+    // Slots from its arrival to its first run; one never run waits until `slotCount` (the
+    // slots simulated), one not arrived by then 0.
+    int waitingSlots(int slotCount) const;
+    // Over the slots it ran in (0 if none).
+    double meanWorkers() const;
+    double meanPs() const;
 
     // Remaining fraction of epochs as the scheduler sees it (estimate-based), in [0, 1].
     double remainingFraction() const;

@@ -91,6 +91,7 @@ void Simulator::reset()
     m_lastCompletions.clear();
     m_rewards.clear();
     m_utilisation.clear();
+    m_slotJobs.clear();
     m_noiseState = m_options.seed;
     m_slot = 0;
     m_finished = 0;
@@ -184,14 +185,24 @@ void Simulator::progress()
     double jobSlots = 0.0; // time jobs spent in the system this slot (for the exact reward)
     const double slotSeconds = m_options.slotSeconds;
     m_progressed = false;
+    SlotJobs counts;
     for (size_t k = 0; k < m_nextArrival; ++k) {
         JobState &j = m_jobs[m_arrivalOrder[k]];
         if (j.status == JobStatus::Finished)
             continue;
+        counts.workers += j.workers;
+        counts.ps += j.ps;
         if (j.workers <= 0 || j.ps <= 0) {
+            ++counts.waiting;
             jobSlots += 1.0;
             continue;
         }
+        ++counts.running;
+        if (j.firstRunSlot < 0)
+            j.firstRunSlot = m_slot;
+        ++j.slotsRun;
+        j.workerSlots += j.workers;
+        j.psSlots += j.ps;
         const ModelProfile &p = m_profiles[j.type];
         double speed = m_speed[j.type](j.ps, j.workers);
         if (m_options.speedNoise > 0) {
@@ -227,6 +238,7 @@ void Simulator::progress()
         reward += epochs / j.estimatedEpochs;
     }
     m_rewards.push_back(m_options.unfinishedJobsReward ? -jobSlots : reward);
+    m_slotJobs.push_back(counts);
 }
 
 double Simulator::slotProgress(int index, int ps, int workers) const
@@ -272,6 +284,7 @@ RunResult Simulator::result() const
     r.slotCount = m_slot;
     r.rewards = m_rewards;
     r.utilisation = m_utilisation;
+    r.slotJobs = m_slotJobs;
     r.stopReason = m_stopReason;
     double sum = 0.0, bound = 0.0;
     int counted = 0;
@@ -308,6 +321,18 @@ RunResult Simulator::result() const
                       ? 0.0
                       : std::accumulate(m_rewards.begin(), m_rewards.end(), 0.0) / m_rewards.size();
     return r;
+}
+
+std::array<double, kResourceTypes> meanUtilisation(const RunResult &result)
+{
+    std::array<double, kResourceTypes> mean{};
+    for (const auto &u : result.utilisation)
+        for (int r = 0; r < kResourceTypes; ++r)
+            mean[r] += u[r];
+    if (!result.utilisation.empty())
+        for (double &m : mean)
+            m /= static_cast<double>(result.utilisation.size());
+    return mean;
 }
 
 RunResult runSimulation(Simulator &simulator, Scheduler &scheduler)

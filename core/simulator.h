@@ -28,6 +28,16 @@ struct ClusterSpec
 // The simulator's cluster for a trace's cluster: 1 CPU = 1 CPU slot, 1 GPU = 4 GPU slots.
 ClusterSpec clusterSpecOf(const TraceCluster &cluster);
 
+// The jobs of one slot: arrived and unfinished at its start, each either running (>= 1 worker
+// and >= 1 PS, the slot it finishes in included) or waiting; and the tasks placed.
+struct SlotJobs
+{
+    int running = 0;
+    int waiting = 0;
+    int workers = 0;
+    int ps = 0;
+};
+
 struct RunResult
 {
     std::string policy;
@@ -52,7 +62,11 @@ struct RunResult
     std::vector<double> jcts;   // per job in trace order (-1 if unfinished or not arrived)
     std::vector<double> rewards; // per slot
     std::vector<std::array<double, kResourceTypes>> utilisation; // per slot
+    std::vector<SlotJobs> slotJobs; // per slot
 };
+
+// Mean over the slots of a run of their utilisation (0 for a run of no slots).
+std::array<double, kResourceTypes> meanUtilisation(const RunResult &result);
 
 class Simulator
 {
@@ -97,6 +111,7 @@ private:
     std::vector<int> m_lastArrivals, m_lastCompletions;
     std::vector<double> m_rewards;
     std::vector<std::array<double, kResourceTypes>> m_utilisation;
+    std::vector<SlotJobs> m_slotJobs;
     std::vector<double> m_lowerBounds; // per job, in trace order
     double m_lowerBound = 0.0;          // their mean
     int m_idleSlots = 0;                // consecutive slots without progress after the last arrival

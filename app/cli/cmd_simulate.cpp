@@ -15,19 +15,27 @@ namespace dl2::cli {
 
 namespace {
 
+// One row per job. The columns after `state` say how its time was spent (kept by the
+// simulator): its first slot with >= 1 worker and >= 1 PS (empty if none), the slots it waited
+// until then (until the end if it never ran), the slots it ran in, and its mean workers and
+// PSs over them.
 std::string jobsCsv(const Simulator &sim, const RunResult &r, const ProfileSet &profiles)
 {
-    std::string csv = "job_id,source_id,model,arrival_slot,epochs,jct_slots,state\n";
+    std::string csv = "job_id,source_id,model,arrival_slot,epochs,jct_slots,state,"
+                      "first_run_slot,waiting_slots,slots_run,mean_workers,mean_ps\n";
     const auto &jobs = sim.jobs();
     const auto &specs = sim.trace().jobs;
     for (size_t i = 0; i < jobs.size(); ++i) {
-        const char *state = jobs[i].status == JobStatus::Finished ? "finished"
-                            : jobs[i].arrivalSlot < r.slotCount   ? "unfinished"
-                                                                  : "not-arrived";
-        char line[200];
-        std::snprintf(line, sizeof line, ",%s,%d,%.17g,%.17g,%s\n",
-                      profiles[jobs[i].type].name.c_str(), jobs[i].arrivalSlot,
-                      jobs[i].totalEpochs, r.jcts[i], state);
+        const JobState &j = jobs[i];
+        const char *state = j.status == JobStatus::Finished ? "finished"
+                            : j.arrivalSlot < r.slotCount   ? "unfinished"
+                                                            : "not-arrived";
+        const std::string firstRun = j.firstRunSlot >= 0 ? std::to_string(j.firstRunSlot) : "";
+        char line[200], time[120];
+        std::snprintf(line, sizeof line, ",%d,%.17g,%.17g,%s,", j.arrivalSlot, j.totalEpochs,
+                      r.jcts[i], state);
+        std::snprintf(time, sizeof time, ",%d,%d,%.17g,%.17g\n", j.waitingSlots(r.slotCount),
+                      j.slotsRun, j.meanWorkers(), j.meanPs());
         // The source id may hold a comma or a quote: quoted as CSV does.
         std::string id = specs[i].source.id;
         if (id.find_first_of(",\"") != std::string::npos) {
@@ -36,7 +44,7 @@ std::string jobsCsv(const Simulator &sim, const RunResult &r, const ProfileSet &
                 q += c == '"' ? std::string("\"\"") : std::string(1, c);
             id = q + '"';
         }
-        csv += std::to_string(jobs[i].id) + ',' + id + line;
+        csv += std::to_string(j.id) + ',' + id + ',' + profiles[j.type].name + line + firstRun + time;
     }
     return csv;
 }
@@ -67,6 +75,24 @@ std::string neverFitJobs(const Simulator &sim, const RunResult &r)
     return text;
 }
 
+// Per slot: the jobs running and waiting, the share of the cluster's CPU and GPU slots used,
+// and the workers and PSs placed.
+QJsonArray slotsToJson(const RunResult &r)
+{
+    QJsonArray perSlot;
+    for (size_t s = 0; s < r.slotJobs.size() && s < r.utilisation.size(); ++s) {
+        const SlotJobs &n = r.slotJobs[s];
+        perSlot.append(QJsonObject{{QStringLiteral("slot"), static_cast<int>(s)},
+                                 {QStringLiteral("running"), n.running},
+                                 {QStringLiteral("waiting"), n.waiting},
+                                 {QStringLiteral("cpu_used"), r.utilisation[s][0]},
+                                 {QStringLiteral("gpu_used"), r.utilisation[s][1]},
+                                 {QStringLiteral("workers"), n.workers},
+                                 {QStringLiteral("ps"), n.ps}});
+    }
+    return perSlot;
+}
+
 void printText(const RunResult &r, const Setup &setup)
 {
     std::printf("policy            %s\n", r.policy.c_str());
@@ -90,6 +116,9 @@ void printText(const RunResult &r, const Setup &setup)
                     r.jobs - r.notArrived);
     std::printf("makespan          %.4f slots\n", r.makespan);
     std::printf("average reward    %.6f\n", r.avgReward);
+    const auto used = meanUtilisation(r);
+    std::printf("cluster used      %.1f %% of CPUs, %.1f %% of GPUs (mean over slots)\n",
+                100.0 * used[0], 100.0 * used[1]);
     std::printf("wall time         %.1f ms\n", r.wallSeconds * 1e3);
 }
 
@@ -105,9 +134,22 @@ int runSimulate(const QStringList &args)
     addSetupOptions(parser, false);
     parser.addOption({QStringLiteral("policy"), QStringLiteral("Scheduling policy (default drf)."),
                       QStringLiteral("NAME"), QStringLiteral("drf")});
-    parser.addOption({QStringLiteral("json"), QStringLiteral("Print one JSON object.")});
+    parser.addOption({QStringLiteral("json"),
+                      QStringLiteral("Print one JSON object. Besides the run's results it holds "
+                                     "mean_cpu_used and mean_gpu_used (fractions of the cluster, "
+                                     "mean over slots) and per_slot: per slot {slot, running, "
+                                     "waiting (arrived, unfinished, no worker and PS pair), "
+                                     "cpu_used, gpu_used (fractions of the cluster), workers, ps "
+                                     "(tasks placed)}.")});
     parser.addOption({QStringLiteral("jobs"),
-                      QStringLiteral("Also write per-job results as CSV to FILE."), QStringLiteral("FILE")});
+                      QStringLiteral("Also write per-job results as CSV to FILE: job_id, "
+                                     "source_id, model, arrival_slot, epochs, jct_slots, state, "
+                                     "then how the job's time was spent: first_run_slot (first "
+                                     "slot with >= 1 worker and >= 1 PS, empty if none), "
+                                     "waiting_slots (from arrival to that slot, or to the end if "
+                                     "it never ran), slots_run, mean_workers, mean_ps (over the "
+                                     "slots it ran in)."),
+                      QStringLiteral("FILE")});
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -141,6 +183,10 @@ int runSimulate(const QStringList &args)
                 o[QStringLiteral("seed")] = static_cast<qint64>(setup.seeds.front());
             o[QStringLiteral("nodes")] = setup.cluster.nodes;
             o[QStringLiteral("setup")] = setupToJson(setup);
+            const auto used = meanUtilisation(r);
+            o[QStringLiteral("mean_cpu_used")] = used[0];
+            o[QStringLiteral("mean_gpu_used")] = used[1];
+            o[QStringLiteral("per_slot")] = slotsToJson(r);
             printJson(o);
         } else {
             printText(r, setup);

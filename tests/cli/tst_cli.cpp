@@ -63,6 +63,116 @@ private Q_SLOTS:
         QVERIFY(o[QStringLiteral("avg_jct_slots")].toDouble() >= o[QStringLiteral("lower_bound_avg_jct_slots")].toDouble());
     }
 
+    // How the jobs' time went (--jobs columns after `state`) and the per-slot use (--json
+    // per_slot) agree with each other and with the JCTs, whatever the policy.
+    void simulateTimeSpent_data()
+    {
+        QTest::addColumn<QString>("policy");
+        QTest::addColumn<QString>("maxSlots");
+        QTest::newRow("drf") << QStringLiteral("drf") << QString();
+        QTest::newRow("optimus") << QStringLiteral("optimus") << QString();
+        QTest::newRow("fifo") << QStringLiteral("fifo") << QString();
+        QTest::newRow("drf cut short") << QStringLiteral("drf") << QStringLiteral("4");
+    }
+    void simulateTimeSpent()
+    {
+        QFETCH(QString, policy);
+        QFETCH(QString, maxSlots);
+        QTemporaryDir dir;
+        const QString jobsFile = dir.filePath(QStringLiteral("jobs.csv"));
+        QStringList args{QStringLiteral("simulate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                         QStringLiteral("--seed"), QStringLiteral("1"), QStringLiteral("--policy"), policy,
+                         QStringLiteral("--jobs"), jobsFile, QStringLiteral("--json")};
+        if (!maxSlots.isEmpty())
+            args << QStringLiteral("--max-slots") << maxSlots;
+        const Run r = dl2(args);
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const int slotCount = o[QStringLiteral("slots")].toInt();
+        QVERIFY(slotCount > 0);
+        QCOMPARE(o[QStringLiteral("truncated")].toBool(), !maxSlots.isEmpty());
+
+        QFile f(jobsFile);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<QByteArray> rows = f.readAll().split('\n');
+        QVERIFY(rows.size() > 2 && rows.last().isEmpty());
+        rows.removeLast();
+        const QList<QByteArray> header = rows.takeFirst().split(',');
+        QCOMPARE(rows.size(), o[QStringLiteral("jobs")].toInt());
+        auto col = [&](const char *name) {
+            const qsizetype i = header.indexOf(QByteArray(name));
+            if (i < 0)
+                qFatal("no column %s", name);
+            return i;
+        };
+        const qsizetype arrivalCol = col("arrival_slot"), jctCol = col("jct_slots"), stateCol = col("state"),
+                        firstCol = col("first_run_slot"), waitingCol = col("waiting_slots"),
+                        runCol = col("slots_run"), workersCol = col("mean_workers"), psCol = col("mean_ps");
+        struct Job
+        {
+            int arrival = 0;
+            double finish = -1; // -1 if unfinished
+        };
+        std::vector<Job> jobs;
+        long long slotsRun = 0, waitingBeforeRun = 0;
+        for (const QByteArray &row : rows) {
+            const QList<QByteArray> c = row.split(',');
+            QVERIFY2(c.size() == header.size(), row.constData());
+            const int arrival = c[arrivalCol].toInt();
+            const double jct = c[jctCol].toDouble();
+            const bool finished = c[stateCol] == "finished";
+            const int waiting = c[waitingCol].toInt(), run = c[runCol].toInt();
+            slotsRun += run;
+            waitingBeforeRun += waiting;
+            if (c[firstCol].isEmpty()) {
+                QVERIFY2(!finished && run == 0, row.constData());
+                QVERIFY2(waiting == std::max(0, slotCount - arrival), row.constData());
+                QVERIFY2(c[workersCol].toDouble() == 0 && c[psCol].toDouble() == 0, row.constData());
+            } else {
+                const int first = c[firstCol].toInt();
+                QVERIFY2(first >= arrival && first < slotCount, row.constData());
+                QVERIFY2(waiting == first - arrival, row.constData());
+                QVERIFY2(run >= 1 && waiting + run <= slotCount - arrival, row.constData());
+                QVERIFY2(c[workersCol].toDouble() >= 1 && c[psCol].toDouble() >= 1, row.constData());
+            }
+            if (finished) {
+                QVERIFY2(!c[firstCol].isEmpty(), row.constData());
+                // It waited, then ran in some of the slots up to the one it finished in.
+                QVERIFY2(waiting + run <= std::ceil(jct - 1e-9), row.constData());
+                QVERIFY2(run <= std::ceil(jct - 1e-9), row.constData());
+            }
+            jobs.push_back({arrival, finished ? arrival + jct : -1.0});
+        }
+
+        const QJsonArray perSlot = o[QStringLiteral("per_slot")].toArray();
+        QCOMPARE(perSlot.size(), slotCount);
+        long long running = 0, waitingSlots = 0;
+        double cpu = 0, gpu = 0;
+        for (int s = 0; s < perSlot.size(); ++s) {
+            const QJsonObject x = perSlot[s].toObject();
+            QCOMPARE(x[QStringLiteral("slot")].toInt(), s);
+            const double cpuUsed = x[QStringLiteral("cpu_used")].toDouble(),
+                         gpuUsed = x[QStringLiteral("gpu_used")].toDouble();
+            QVERIFY(cpuUsed >= 0 && cpuUsed <= 1 && gpuUsed >= 0 && gpuUsed <= 1);
+            cpu += cpuUsed;
+            gpu += gpuUsed;
+            const int run = x[QStringLiteral("running")].toInt(), wait = x[QStringLiteral("waiting")].toInt();
+            QVERIFY(x[QStringLiteral("workers")].toInt() >= run && x[QStringLiteral("ps")].toInt() >= run);
+            QVERIFY(run == 0 || cpuUsed > 0);
+            running += run;
+            waitingSlots += wait;
+            // Running + waiting = the jobs arrived and not finished by the slot's start.
+            int inSystem = 0;
+            for (const Job &j : jobs)
+                inSystem += j.arrival <= s && (j.finish < 0 || s < j.finish);
+            QVERIFY2(run + wait == inSystem, qPrintable(QStringLiteral("slot %1: %2 + %3 vs %4").arg(s).arg(run).arg(wait).arg(inSystem)));
+        }
+        QCOMPARE(running, slotsRun);
+        QVERIFY(waitingBeforeRun <= waitingSlots); // a job may also wait after its first run
+        QVERIFY(std::abs(o[QStringLiteral("mean_cpu_used")].toDouble() - cpu / slotCount) <= 1e-9);
+        QVERIFY(std::abs(o[QStringLiteral("mean_gpu_used")].toDouble() - gpu / slotCount) <= 1e-9);
+    }
+
     void compareJsonShape()
     {
         const Run r = dl2({QStringLiteral("compare"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
@@ -200,7 +310,8 @@ private Q_SLOTS:
         QFile f(jobs);
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QList<QByteArray> rows = f.readAll().split('\n');
-        QCOMPARE(rows[0], QByteArray("job_id,source_id,model,arrival_slot,epochs,jct_slots,state"));
+        QCOMPARE(rows[0], QByteArray("job_id,source_id,model,arrival_slot,epochs,jct_slots,state,"
+                                     "first_run_slot,waiting_slots,slots_run,mean_workers,mean_ps"));
         QVERIFY2(rows[2].startsWith("2,93a4b5c6,") && rows[2].split(',')[3] == "3", rows[2].constData());
 
         // The observed policy replays the history: JCT = queueing delay + duration.

@@ -6,6 +6,8 @@
 
 #include <QTest>
 
+#include <cmath>
+
 using namespace dl2;
 
 namespace {
@@ -59,6 +61,122 @@ private Q_SLOTS:
         QVERIFY(qFuzzyCompare(r.rewards[2], 0.4));
         QVERIFY(qFuzzyCompare(r.rewards[3], 0.4));
         QVERIFY(qFuzzyCompare(r.avgReward, 0.5));
+    }
+
+    void timeSpentPerJobAndSlot()
+    {
+        // The run of drfTwoJobsFractionalLastSlot: both jobs run from slot 0 with a bundle each;
+        // job 2 finishes in slot 2, job 1 runs slot 3 with two bundles.
+        Simulator sim({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
+        auto drf = makeScheduler("drf");
+        const RunResult r = runSimulation(sim, *drf);
+        const JobState &j1 = sim.jobs()[0], &j2 = sim.jobs()[1];
+        QCOMPARE(j1.firstRunSlot, 0);
+        QCOMPARE(j1.slotsRun, 4);
+        QCOMPARE(j1.waitingSlots(r.slotCount), 0);
+        QCOMPARE(j1.meanWorkers(), 1.25);
+        QCOMPARE(j1.meanPs(), 1.25);
+        QCOMPARE(j2.slotsRun, 3); // the slot it finished in counts
+        QCOMPARE(j2.meanWorkers(), 1.0);
+        QCOMPARE(r.slotJobs.size(), size_t(4));
+        QCOMPARE(r.slotJobs[2].running, 2);
+        QCOMPARE(r.slotJobs[3].running, 1);
+        QCOMPARE(r.slotJobs[3].waiting, 0);
+        QCOMPARE(r.slotJobs[3].workers, 2);
+        QCOMPARE(r.slotJobs[3].ps, 2);
+
+        // A run cut short before a late job arrives: never run, it waits 0; an idle scheduler
+        // leaves every arrived job waiting to the end.
+        class Idle final : public Scheduler
+        {
+        public:
+            std::string name() const override { return "idle"; }
+            void schedule(SlotContext &) override {}
+        };
+        SimulationOptions o = tenSecondSlots();
+        o.maxSlots = 3;
+        Trace t = twoJobs(50, 25);
+        t.jobs.push_back({3, 10, "lin", 5, {}});
+        Simulator idle({1, {8, 8}}, linearProfiles(), t, o);
+        Idle none;
+        const RunResult cut = runSimulation(idle, none);
+        QCOMPARE(idle.jobs()[0].firstRunSlot, -1);
+        QCOMPARE(idle.jobs()[0].slotsRun, 0);
+        QCOMPARE(idle.jobs()[0].waitingSlots(cut.slotCount), 3);
+        QCOMPARE(idle.jobs()[0].meanWorkers(), 0.0);
+        QCOMPARE(idle.jobs()[2].waitingSlots(cut.slotCount), 0);
+        QCOMPARE(cut.slotJobs[1].waiting, 2);
+        QCOMPARE(cut.slotJobs[1].running, 0);
+    }
+
+    void timeSpentAgreesWithEverySlotForEveryPolicy()
+    {
+        // Recount, slot by slot from the jobs' allocations, what the simulator keeps, for
+        // every baseline on a contended cluster (2 nodes: 4 bundles for 7 jobs).
+        Trace t;
+        t.name = "busy";
+        t.jobs = {{1, 0, "lin", 80, {}}, {2, 0, "lin", 30, {}}, {3, 0, "lin", 45, {}},
+                  {4, 1, "lin", 12, {}}, {5, 1, "lin", 60, {}}, {6, 2, "lin", 25, {}},
+                  {7, 4, "lin", 9, {}}};
+        for (const SchedulerInfo &info : registeredSchedulers()) {
+            if (info.replaysHistory)
+                continue;
+            const QByteArray policy = QByteArray::fromStdString(info.name);
+            Simulator sim({2, {8, 8}}, linearProfiles(), t, tenSecondSlots());
+            auto scheduler = makeScheduler(info.name);
+            scheduler->reset();
+            std::vector<int> first(t.jobs.size(), -1), run(t.jobs.size(), 0);
+            std::vector<std::int64_t> workers(t.jobs.size(), 0), ps(t.jobs.size(), 0);
+            std::vector<SlotJobs> counted;
+            while (!sim.done()) {
+                const int slot = sim.slot();
+                std::vector<bool> activeBefore;
+                for (const JobState &j : sim.jobs())
+                    activeBefore.push_back(j.active() || (j.status == JobStatus::Pending &&
+                                                          j.arrivalSlot <= slot));
+                sim.step(*scheduler);
+                SlotJobs n;
+                for (size_t i = 0; i < sim.jobs().size(); ++i) {
+                    const JobState &j = sim.jobs()[i];
+                    if (!activeBefore[i])
+                        continue;
+                    n.workers += j.workers;
+                    n.ps += j.ps;
+                    if (j.workers > 0 && j.ps > 0) {
+                        ++n.running;
+                        if (first[i] < 0)
+                            first[i] = slot;
+                        ++run[i];
+                        workers[i] += j.workers;
+                        ps[i] += j.ps;
+                    } else {
+                        ++n.waiting;
+                    }
+                }
+                counted.push_back(n);
+            }
+            const RunResult r = sim.result();
+            QVERIFY2(r.completed == int(t.jobs.size()), policy);
+            QCOMPARE(r.slotJobs.size(), counted.size());
+            int waited = 0;
+            for (const SlotJobs &n : r.slotJobs)
+                waited += n.waiting;
+            QVERIFY2(waited > 0, policy); // the cluster is too small for every job at once
+            for (size_t s = 0; s < counted.size(); ++s) {
+                QVERIFY2(r.slotJobs[s].running == counted[s].running, policy);
+                QVERIFY2(r.slotJobs[s].waiting == counted[s].waiting, policy);
+                QVERIFY2(r.slotJobs[s].workers == counted[s].workers, policy);
+                QVERIFY2(r.slotJobs[s].ps == counted[s].ps, policy);
+            }
+            for (size_t i = 0; i < t.jobs.size(); ++i) {
+                const JobState &j = sim.jobs()[i];
+                QVERIFY2(j.firstRunSlot == first[i], policy);
+                QVERIFY2(j.slotsRun == run[i], policy);
+                QVERIFY2(j.workerSlots == workers[i] && j.psSlots == ps[i], policy);
+                QVERIFY2(j.firstRunSlot >= j.arrivalSlot, policy);
+                QVERIFY2(j.waitingSlots(r.slotCount) + j.slotsRun <= std::ceil(j.jct() - 1e-9), policy);
+            }
+        }
     }
 
     void lowerBoundUsesBestConfigWithinCapacity()
