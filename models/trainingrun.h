@@ -24,7 +24,8 @@ struct TrainingRequest
     // still needs; "multi", the same as per-task binary ones); passed only when not the default.
     QString labels = QStringLiteral("sequence");
     // sl, dl2, fresh network: the network's weights tied across the window positions
-    // (`--tie-window all`), so every position learns the same per-job rule.
+    // (`--tie-window all`), so every position learns the same per-job rule; rl (the second
+    // stage of SL, then RL): kept tied (`--tie-window`).
     bool tieWindow = false;
     // dl2, fresh network: the window J (jobs the network sees; the window teachers use the
     // same J); 0 = the scenario's. A checkpoint (init) brings its own.

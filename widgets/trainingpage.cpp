@@ -215,7 +215,8 @@ QWidget *TrainingPage::buildControls()
     m_tieWindow->setToolTip(
         tr("SL for a fresh dl2 network: every window position shares its weights while it "
            "learns (--tie-window all), so each learns the same per-job rule instead of its own. "
-           "The network is still the paper's; the shipped window-60 policy was trained so."));
+           "The network is still the paper's; the shipped window-60 policy was trained so. "
+           "In SL, then RL, the actor-critic keeps them tied (--tie-window)."));
     m_window = new QSpinBox(train);
     m_window->setObjectName(QStringLiteral("trainingWindow"));
     m_window->setRange(0, 1024);

@@ -549,8 +549,11 @@ void TestTrainingPage::warmupThenRl()
     QTemporaryDir dir;
     TrainingPage page(nullptr);
     useRealTrainer(page, cli, dir);
-    const TrainingRequest sl = tinyRequest(QStringLiteral("sl"), dir.filePath(QStringLiteral("warmup.dl2ckpt")));
-    const TrainingRequest rl = tinyRequest(QStringLiteral("rl"), dir.filePath(QStringLiteral("rl.dl2ckpt")));
+    // Tied window weights, as the page asks for them: SL ties them, the actor-critic keeps them
+    // tied (it refuses a warm-up that is not, so the chain finishing shows both took).
+    TrainingRequest sl = tinyRequest(QStringLiteral("sl"), dir.filePath(QStringLiteral("warmup.dl2ckpt")));
+    TrainingRequest rl = tinyRequest(QStringLiteral("rl"), dir.filePath(QStringLiteral("rl.dl2ckpt")));
+    sl.tieWindow = rl.tieWindow = true;
     QVERIFY(page.startTraining(sl, rl));
     QCOMPARE(page.stage(), 1);
     QCOMPARE(page.model()->file(), sl.curvesFile());
@@ -558,6 +561,7 @@ void TestTrainingPage::warmupThenRl()
     QCOMPARE(page.run()->request().init, sl.output);
     QCOMPARE(page.model()->file(), rl.curvesFile());
     QVERIFY(page.run()->commandLine().contains(QStringLiteral("--init ") + sl.output));
+    QVERIFY2(page.run()->commandLine().contains(QStringLiteral("--tie-window")), qPrintable(page.run()->commandLine()));
     QTRY_VERIFY_WITH_TIMEOUT(!page.run()->isRunning(), 180000);
     QVERIFY2(page.run()->state() == TrainingRun::State::Finished,
              qPrintable(page.run()->errorString()));
