@@ -484,6 +484,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
     p.addOption({opt("tie-window"), opt("dl2: keep the policy's weights tied across the window positions while it trains, so that what one position's decisions teach every position learns (the network stays the paper's flat one). The --init checkpoint must be tied throughout (dl2 train sl --tie-window all).")});
     p.addOption({opt("task-credit"), opt("--credit split: how the choice of task is credited: progress (default: its counterfactual share of the slot's normalised progress, the paper's reward) or remaining (the same divided by its job's remaining share, at most 20x: shortest-remaining-time weighting)."), opt("NAME")});
+    p.addOption({opt("task-marginal"), opt("--credit split: where a task's counterfactual is taken: final (default: its job's progress with its final allocation minus without that task, so every task of a kind gets the last one's gain) or added (its job's gain from it at the allocation it was added to: the first worker of a job is credited with what the first worker adds)."), opt("WHERE")});
     p.addOption({opt("exploration"), opt("Job-aware exploration rules: paper (default: the corrective task in poor states, with probability --epsilon) or reference (the authors' code: far more overrides)."), opt("RULES")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
     p.addOption({opt("importance-clip"), opt("Weight replayed/explored samples by pi/mu clipped to [0, X]; 0 (default) = full weight, as the reference."), opt("X")});
@@ -561,6 +562,8 @@ int runRl(const QStringList &args)
             o.taskCredit = p.value(opt("task-credit")).toStdString();
             checkTaskCredit(o.taskCredit);
         }
+        if (p.isSet(opt("task-marginal")))
+            o.taskMarginal = p.value(opt("task-marginal")).toStdString();
         if (p.isSet(opt("exploration")))
             o.exploration = explorationFromString(p.value(opt("exploration")).toStdString());
         // The code's rules fire with their own probabilities: a value here would be ignored.

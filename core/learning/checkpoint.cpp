@@ -218,6 +218,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_control(info.control);
     h->set_exploration(info.exploration);
     h->set_task_credit(info.taskCredit);
+    h->set_task_marginal(info.taskMarginal);
     h->set_sl_labels(info.slLabels);
     h->set_teacher_order(info.teacherOrder);
     h->set_tie_window_steps(info.tieWindowSteps);
@@ -380,6 +381,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.control = h.control();
     i.exploration = h.exploration();
     i.taskCredit = h.task_credit();
+    i.taskMarginal = h.task_marginal();
     i.slLabels = h.sl_labels();
     i.teacherOrder = h.teacher_order();
     i.tieWindowSteps = h.tie_window_steps();

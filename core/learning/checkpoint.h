@@ -70,6 +70,7 @@ struct TrainingInfo
     double stopEpsilon = 0.0;
     bool control = false; // a shuffled-advantage control run
     std::string exploration; // trainer "rl": job-aware rules, "paper" or "reference"
+    std::string taskMarginal; // trainer "rl", credit "split": "final" or "added" (empty: final)
     std::string taskCredit;  // trainer "rl", credit "split": "progress" or "remaining"
     std::string slLabels;     // trainer "sl": SlOptions::labels (empty: a file from before)
     std::string teacherOrder; // trainer "sl": SlOptions::teacherOrder

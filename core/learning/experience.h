@@ -47,6 +47,8 @@ struct Sample
     // minus the slot reward without that task); NaN for stop and when not computed.
     float taskRet = std::numeric_limits<float>::quiet_NaN();
     int jobIndex = -1;         // acted-on job (per-action reward ablation)
+    // The acted-on job's PSs and workers when the action was taken (task marginal "added").
+    std::int16_t psBefore = 0, workersBefore = 0;
     int env = 0;
     // SL "set" labels: a distribution over the 3 x rows + 1 actions (empty: one-hot `action`).
     std::vector<float> target;

@@ -46,6 +46,24 @@ double taskCreditWeight(const JobState &job)
     return 1.0 / std::clamp(1.0 - doneBefore / job.estimatedEpochs, 0.05, 1.0);
 }
 
+// The counterfactual return of the task sample `x` added, with `remaining` weighted by
+// taskCreditWeight. `added` false: its job's contribution to the slot reward with the final
+// allocation minus the contribution without that task (leave-one-out: every task of a kind
+// gets the last one's gain). `added` true: its job's gain from it at the allocation it was
+// added to (the gains of a job's tasks add up to its gain over its slot-start allocation).
+float taskCounterfactual(const Simulator &sim, const Sample &x, bool remaining, bool added)
+{
+    const JobState &j = sim.jobs()[size_t(x.jobIndex)];
+    const TaskKind kind = actionKind(x.action);
+    const int dp = kind == TaskKind::Worker ? 0 : 1;
+    const int dw = kind == TaskKind::Ps ? 0 : 1;
+    const int index = x.jobIndex;
+    const double weight = remaining ? taskCreditWeight(j) : 1.0;
+    const int ps = added ? x.psBefore + dp : j.ps, workers = added ? x.workersBefore + dw : j.workers;
+    return float(weight * (sim.slotProgress(index, ps, workers) -
+                           sim.slotProgress(index, std::max(0, ps - dp), std::max(0, workers - dw))));
+}
+
 namespace {
 
 bool has(const std::vector<std::string> &v, const char *name)
@@ -86,20 +104,6 @@ ActorOptions argMaxActor()
     return a;
 }
 
-// The counterfactual return of the task sample `x` added: its job's contribution to the
-// slot reward with the final allocation minus the contribution without that task, with
-// `remaining` weighted by taskCreditWeight.
-float counterfactual(const Simulator &sim, const Sample &x, bool remaining)
-{
-    const JobState &j = sim.jobs()[size_t(x.jobIndex)];
-    const TaskKind kind = actionKind(x.action);
-    const int dp = kind == TaskKind::Worker ? 0 : 1;
-    const int dw = kind == TaskKind::Ps ? 0 : 1;
-    const int index = x.jobIndex;
-    const double weight = remaining ? taskCreditWeight(j) : 1.0;
-    return float(weight * (sim.slotProgress(index, j.ps, j.workers) -
-                           sim.slotProgress(index, std::max(0, j.ps - dp), std::max(0, j.workers - dw))));
-}
 
 // One actor-critic run (see rltrainer.h), as the steps train() takes: load the networks,
 // settle the options, make the environments; then per update step the environments, gather
@@ -164,6 +168,7 @@ private:
     // Settled options.
     bool m_startValueTrained = false; // the start checkpoint's value network was trained
     bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false, m_taskRemaining = false;
+    bool m_taskAdded = false;
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
     std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
@@ -311,6 +316,13 @@ void ActorCritic::settleOptions()
     m_perAction = has(o.ablations, "per-action-reward");
     checkTaskCredit(o.taskCredit);
     m_taskRemaining = o.taskCredit == "remaining";
+    if (o.taskMarginal != "final" && o.taskMarginal != "added")
+        throw Error("unknown task marginal '" + o.taskMarginal + "' (known: final, added)");
+    m_taskAdded = o.taskMarginal == "added";
+    if (m_taskAdded && (o.credit != "split" || m_perAction))
+        throw Error("--task-marginal added sets the task counterfactual of --credit split, " +
+                    (m_perAction ? std::string("which the per-action-reward ablation replaces")
+                                 : "which --credit " + o.credit + " does not use"));
     if (m_taskRemaining && (o.credit != "split" || m_perAction))
         throw Error("--task-credit remaining weights the task counterfactual of --credit split, " +
                     (m_perAction ? std::string("which the per-action-reward ablation replaces")
@@ -391,6 +403,10 @@ void ActorCritic::makeEnvironments()
             x.behaviourProb = mu;
             x.jobIndex = job;
             x.env = ep->id;
+            if (job >= 0) {
+                x.psBefore = std::int16_t(ep->sim->jobs()[size_t(job)].ps);
+                x.workersBefore = std::int16_t(ep->sim->jobs()[size_t(job)].workers);
+            }
             ep->current.push_back(std::move(x));
         };
         e.actor = actor;
@@ -416,6 +432,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.importanceClip = o.importanceClip;
     info.credit = o.credit;
     info.taskCredit = o.taskCredit;
+    info.taskMarginal = o.taskMarginal;
     info.valueLearningRate = o.valueLearningRate;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;
@@ -470,10 +487,17 @@ void ActorCritic::creditReturns(Env &e, double r)
                                             std::max(1e-9, e.sim->jobs()[size_t(x.jobIndex)].totalEpochs))
                                     : float(meanProgress);
     } else {
-        for (auto &x : e.current) {
+        for (size_t n = 0; n < e.current.size(); ++n) {
+            Sample &x = e.current[n];
             x.ret = float(r);
-            if (m_split && x.jobIndex >= 0)
-                x.taskRet = float(counterfactual(*e.sim, x, m_taskRemaining) * m_rewardScale);
+            if (!m_split || x.jobIndex < 0)
+                continue;
+            // "added": the slot's last task was not added when its job did not grow (the
+            // failed allocation that ended the slot); it gets no task credit.
+            const JobState &j = e.sim->jobs()[size_t(x.jobIndex)];
+            if (m_taskAdded && n + 1 == e.current.size() && j.ps == x.psBefore && j.workers == x.workersBefore)
+                continue;
+            x.taskRet = float(taskCounterfactual(*e.sim, x, m_taskRemaining, m_taskAdded) * m_rewardScale);
         }
     }
 }

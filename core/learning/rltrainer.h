@@ -13,7 +13,9 @@
 //     allocation (Simulator::slotProgress; the slot reward is a deterministic function of
 //     the allocation, so this is exact). With taskCredit "remaining" (a departure, README
 //     "SRPT-weighted task credit") that counterfactual is divided by the job's remaining share
-//     (taskCreditWeight). Ablation per-action-reward: each action gets its own job's progress;
+//     (taskCreditWeight); with taskMarginal "added" it is the job's gain from the task at
+//     the allocation it was added to instead of at the final one. Ablation
+//     per-action-reward: each action gets its own job's progress;
 //   - entropy bonus 0.1 x the MEAN entropy over the action layout (the reference's mean);
 //   - N environments (threads) step one slot each per update; the batch weights every
 //     environment equally (= averaging their gradients);
@@ -81,6 +83,7 @@
 namespace dl2 {
 
 struct JobState;
+class Simulator;
 
 class Communicator;
 
@@ -106,6 +109,9 @@ struct RlOptions
     double valueLearningRate = 1e-3;
     std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline), "vine"
     std::string taskCredit = "progress"; // split: the task's counterfactual progress, or "remaining" (taskCreditWeight)
+    // split: where the task's counterfactual is taken: "final" (leave it out of its job's final
+    // allocation) or "added" (its job's gain from it at the allocation it was added to).
+    std::string taskMarginal = "final";
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
     int vineStreams = 1;          // vine: random streams each allocation is played on with
@@ -185,6 +191,13 @@ void checkAblations(const std::vector<std::string> &ablations);
 void checkCredit(const std::string &credit);
 // Throws dl2::Error for an unknown task credit name (progress, remaining).
 void checkTaskCredit(const std::string &taskCredit);
+// Split credit's task term after the slot `sim` just played: the counterfactual return of the
+// task sample `x` (its jobIndex, action and psBefore/workersBefore), weighted by the job's
+// remaining share when `remaining` (taskCreditWeight). `added` false (--task-marginal final):
+// the job's slot progress with its final allocation minus without that task; true (added): the
+// job's gain from the task at the allocation it was added to, so a job's tasks' gains add up
+// to its gain over the allocation it started the slot with.
+float taskCounterfactual(const Simulator &sim, const Sample &x, bool remaining, bool added);
 
 // The weight of a task's counterfactual progress under taskCredit "remaining": 1 / the share
 // of its job (by the estimate the schedulers see) still to train at the start of the slot,

@@ -38,8 +38,11 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
     for (const std::string &a : t.ablations)
         ablations.append(QString::fromStdString(a));
     std::vector<RecipeItem> o{{key("credit"), text(t.credit, "slot")}};
-    if (t.credit == "split")
+    if (t.credit == "split") {
         o.emplace_back(key("task_credit"), text(t.taskCredit, "progress"));
+        if (t.taskMarginal == "added") // shown only where it is not the default
+            o.emplace_back(key("task_marginal"), key("added"));
+    }
     if (t.tieWindowSteps < 0) // only shown where it was on: runs before 2026-12-06 lack it
         o.emplace_back(key("tie_window"), key("all"));
     o.insert(o.end(),

@@ -11,6 +11,10 @@
 #include "rltestutil.h"
 #include "rltrainer.h"
 #include "scenario.h"
+#include "modelprofile.h"
+#include "stateencoder.h"
+#include "simulator.h"
+#include "scheduler.h"
 
 #include <QTemporaryDir>
 #include <QTest>
@@ -459,6 +463,70 @@ private Q_SLOTS:
         o.credit = "split";
         o.ablations = {"per-action-reward"};
         QVERIFY(error().contains(QStringLiteral("per-action-reward ablation replaces")));
+    }
+
+    // --task-marginal: "added" credits each task with its job's gain at the allocation it was
+    // added to, so a job's tasks' gains add up to its gain over its slot-start allocation;
+    // "final" (leave-one-out) gives every task of a kind the last one's gain.
+    void taskMarginalAddedAddsUp()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+        auto optimus = makeScheduler("optimus");
+        int job = -1;
+        for (int slot = 0; slot < 20 && job < 0; ++slot) {
+            sim.step(*optimus);
+            for (size_t i = 0; i < sim.jobs().size(); ++i) {
+                const JobState &j = sim.jobs()[i];
+                if (j.active() && j.ps >= 3 && j.workers >= 3 && j.epochsThisSlot > 0 &&
+                    j.doneEpochs < 0.5 * j.totalEpochs) // not finishing: every task counts
+                    job = int(i);
+            }
+        }
+        QVERIFY2(job >= 0, "no job with 3 PSs and 3 workers in 20 slots of optimus");
+        const JobState &j = sim.jobs()[size_t(job)];
+        // The job's tasks replayed from one bundle: PSs first, then workers.
+        std::vector<Sample> tasks;
+        int ps = 1, workers = 1;
+        while (ps < j.ps || workers < j.workers) {
+            Sample x;
+            x.jobIndex = job;
+            x.psBefore = std::int16_t(ps);
+            x.workersBefore = std::int16_t(workers);
+            const bool addPs = ps < j.ps;
+            x.action = addPs ? 1 : 0; // row 0: 3 x 0 + kind (0 worker, 1 PS)
+            QCOMPARE(actionKind(x.action), addPs ? TaskKind::Ps : TaskKind::Worker);
+            (addPs ? ps : workers) += 1;
+            tasks.push_back(x);
+        }
+        for (const bool remaining : {false, true}) {
+            double sum = 0.0;
+            for (const Sample &x : tasks)
+                sum += taskCounterfactual(sim, x, remaining, true);
+            const double weight = remaining ? taskCreditWeight(j) : 1.0;
+            const double gain = weight * (sim.slotProgress(job, j.ps, j.workers) - sim.slotProgress(job, 1, 1));
+            QVERIFY2(std::abs(sum - gain) <= 1e-5 * std::max(1.0, std::abs(gain)),
+                     qPrintable(QStringLiteral("tasks' gains %1, the job's %2").arg(sum).arg(gain)));
+        }
+        // The first worker's gain is the step from one worker to two at the job's PSs then;
+        // leave-one-out credits it with the last worker's.
+        const Sample &firstWorker = *std::find_if(tasks.begin(), tasks.end(), [](const Sample &x) {
+            return actionKind(x.action) == TaskKind::Worker;
+        });
+        QCOMPARE(taskCounterfactual(sim, firstWorker, false, true),
+                 float(sim.slotProgress(job, j.ps, 2) - sim.slotProgress(job, j.ps, 1)));
+        QCOMPARE(taskCounterfactual(sim, firstWorker, false, false),
+                 float(sim.slotProgress(job, j.ps, j.workers) - sim.slotProgress(job, j.ps, j.workers - 1)));
+
+        // The option: recorded, and refused where it does not apply.
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.taskMarginal = "somewhere";
+        QVERIFY(refusal(o).contains(QStringLiteral("unknown task marginal 'somewhere'")));
+        o.taskMarginal = "added";
+        o.credit = "slot";
+        QVERIFY(refusal(o).contains(QStringLiteral("which --credit slot does not use")));
     }
 
     void unknownAblationIsAnError()
