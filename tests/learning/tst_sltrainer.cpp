@@ -66,6 +66,24 @@ float permutationBreak(const Checkpoint &c, const char *what)
     return worst / std::max(1.0f, scale);
 }
 
+// A short SL run of a fresh dl2 network on dl2-small (window 20: 12 units per position, 16
+// global) from the best window teacher, with its weights tied for `tieSteps` updates.
+SlOptions windowWarmUp(long long tieSteps, int steps, const std::string &output)
+{
+    SlOptions o;
+    o.scenario = "dl2-small";
+    o.teacher = "best-config-window-nocap";
+    o.labels = "multi";
+    o.kind = PolicyKind::Dl2;
+    o.steps = steps;
+    o.seed = 4;
+    o.validateEvery = steps;
+    o.validationSeeds = {100};
+    o.tieWindowSteps = tieSteps;
+    o.output = output;
+    return o;
+}
+
 } // namespace
 
 class TestSlTrainer : public QObject
@@ -250,18 +268,8 @@ private Q_SLOTS:
     {
         QTemporaryDir dir;
         const auto largestBreak = [&](long long tieSteps) {
-            SlOptions o;
-            o.scenario = "dl2-small"; // window 20: 12 units per position, 16 global
-            o.teacher = "best-config-window-nocap";
+            SlOptions o = windowWarmUp(tieSteps, 30, dir.path().toStdString() + "/tie" + std::to_string(tieSteps) + ".dl2ckpt");
             o.teacherOrder = "share";
-            o.labels = "multi";
-            o.kind = PolicyKind::Dl2;
-            o.steps = 30;
-            o.seed = 4;
-            o.validateEvery = 30;
-            o.validationSeeds = {100};
-            o.tieWindowSteps = tieSteps;
-            o.output = dir.path().toStdString() + "/tie" + std::to_string(tieSteps) + ".dl2ckpt";
             SlTrainer(o).run();
             const Checkpoint c = readCheckpoint(o.output);
             // The file says how it was trained (dl2 policy show: "tie_window", "labels").
@@ -283,17 +291,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const std::string path = dir.path().toStdString();
         const auto warmUp = [&](long long tieSteps, const std::string &name) {
-            SlOptions o;
-            o.scenario = "dl2-small";
-            o.teacher = "best-config-window-nocap";
-            o.labels = "multi";
-            o.kind = PolicyKind::Dl2;
-            o.steps = 20;
-            o.seed = 4;
-            o.validateEvery = 20;
-            o.validationSeeds = {100};
-            o.tieWindowSteps = tieSteps;
-            o.output = path + "/" + name;
+            const SlOptions o = windowWarmUp(tieSteps, 20, path + "/" + name);
             SlTrainer(o).run();
             return o.output;
         };
