@@ -104,7 +104,6 @@ ActorOptions argMaxActor()
     return a;
 }
 
-
 // One actor-critic run (see rltrainer.h), as the steps train() takes: load the networks,
 // settle the options, make the environments; then per update step the environments, gather
 // a batch, update the networks and record a curve point.
