@@ -33,6 +33,14 @@ SimulationOptions tenSecondSlots()
     return o;
 }
 
+// A scheduler that places nothing.
+class Idle final : public Scheduler
+{
+public:
+    std::string name() const override { return "idle"; }
+    void schedule(SlotContext &) override {}
+};
+
 } // namespace
 
 class TestSimulator : public QObject
@@ -87,12 +95,6 @@ private Q_SLOTS:
 
         // A run cut short before a late job arrives: never run, it waits 0; an idle scheduler
         // leaves every arrived job waiting to the end.
-        class Idle final : public Scheduler
-        {
-        public:
-            std::string name() const override { return "idle"; }
-            void schedule(SlotContext &) override {}
-        };
         SimulationOptions o = tenSecondSlots();
         o.maxSlots = 3;
         Trace t = twoJobs(50, 25);
@@ -307,12 +309,6 @@ private Q_SLOTS:
 
     void stalledRunStopsAndSaysSo()
     {
-        class Idle final : public Scheduler
-        {
-        public:
-            std::string name() const override { return "idle"; }
-            void schedule(SlotContext &) override {}
-        };
         SimulationOptions o = tenSecondSlots();
         o.maxSlots = 0;
         o.stallSlots = 5;
