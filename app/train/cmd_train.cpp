@@ -485,8 +485,11 @@ int runRl(const QStringList &args)
     p.addOption({opt("tie-window"), opt("dl2: keep the policy's weights tied across the window positions while it trains, so that what one position's decisions teach every position learns (the network stays the paper's flat one). The --init checkpoint must be tied throughout (dl2 train sl --tie-window all).")});
     p.addOption({opt("task-credit"), opt("--credit split: how the choice of task is credited: progress (default: its counterfactual share of the slot's normalised progress, the paper's reward) or remaining (the same divided by its job's remaining share, at most 20x: shortest-remaining-time weighting)."), opt("NAME")});
     p.addOption({opt("task-marginal"), opt("--credit split: where a task's counterfactual is taken: final (default: its job's progress with its final allocation minus without that task, so every task of a kind gets the last one's gain) or added (its job's gain from it at the allocation it was added to: the first worker of a job is credited with what the first worker adds)."), opt("WHERE")});
+    p.addOption({opt("kind-credit"), opt("--credit split with --task-marginal added: how the kind of task chosen for a job is credited: sampled (default: the chosen task's return against the batch mean, like the choice of job) or expected (beyond the paper: every kind's exact return at that allocation, so the choice of kind gets the all-actions gradient and a job's kinds are compared with each other)."), opt("NAME")});
     p.addOption({opt("exploration"), opt("Job-aware exploration rules: paper (default: the corrective task in poor states, with probability --epsilon) or reference (the authors' code: far more overrides)."), opt("RULES")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
+    p.addOption({opt("kind-epsilon"), opt("dl2, beyond the paper: probability that the task a training decision adds is replaced by one of its job's allowed tasks (worker, PS, bundle) drawn uniformly, so every kind keeps being tried on every job type (default 0)."), opt("X")});
+    p.addOption({opt("kind-entropy"), opt("dl2, beyond the paper: add X x the entropy of each window row's mix of worker, PS and bundle to the policy's objective, next to --entropy's mean over all actions, which barely sees that mix (default 0)."), opt("X")});
     p.addOption({opt("importance-clip"), opt("Weight replayed/explored samples by pi/mu clipped to [0, X]; 0 (default) = full weight, as the reference."), opt("X")});
     p.addOption({opt("decode"), opt("How the trained policy decides when deployed and validated (es: also while it is scored): sample (default for dl2 with the actor-critic, as the reference; es keeps the --init checkpoint's) or greedy."), opt("MODE")});
     p.addOption({opt("reward"), opt("progress (reference) or unfinished (minus unfinished jobs per slot); default: dl2 progress, dl2-plus unfinished."), opt("KIND")});
@@ -564,6 +567,8 @@ int runRl(const QStringList &args)
         }
         if (p.isSet(opt("task-marginal")))
             o.taskMarginal = p.value(opt("task-marginal")).toStdString();
+        if (p.isSet(opt("kind-credit")))
+            o.kindCredit = p.value(opt("kind-credit")).toStdString();
         if (p.isSet(opt("exploration")))
             o.exploration = explorationFromString(p.value(opt("exploration")).toStdString());
         // The code's rules fire with their own probabilities: a value here would be ignored.
@@ -573,6 +578,10 @@ int runRl(const QStringList &args)
                         "and would ignore it (--ablation no-exploration switches either off)");
         if (p.isSet(opt("stop-epsilon")))
             o.stopEpsilon = parseDouble(p, opt("stop-epsilon"), 0.0, 1.0);
+        if (p.isSet(opt("kind-epsilon")))
+            o.kindEpsilon = parseDouble(p, opt("kind-epsilon"), 0.0, 1.0);
+        if (p.isSet(opt("kind-entropy")))
+            o.kindEntropyWeight = parseDouble(p, opt("kind-entropy"), 0.0, 100.0);
         if (p.isSet(opt("importance-clip")))
             o.importanceClip = parseDouble(p, opt("importance-clip"), 0.0, 1000.0);
         if (p.isSet(opt("decode")))

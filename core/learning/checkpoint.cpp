@@ -215,10 +215,13 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_value_learning_rate(info.valueLearningRate);
     h->set_critic_warmup(info.criticWarmup);
     h->set_stop_epsilon(info.stopEpsilon);
+    h->set_kind_epsilon(info.kindEpsilon);
+    h->set_kind_entropy_weight(info.kindEntropyWeight);
     h->set_control(info.control);
     h->set_exploration(info.exploration);
     h->set_task_credit(info.taskCredit);
     h->set_task_marginal(info.taskMarginal);
+    h->set_kind_credit(info.kindCredit);
     h->set_sl_labels(info.slLabels);
     h->set_teacher_order(info.teacherOrder);
     h->set_tie_window_steps(info.tieWindowSteps);
@@ -378,10 +381,13 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.valueLearningRate = h.value_learning_rate();
     i.criticWarmup = h.critic_warmup();
     i.stopEpsilon = h.stop_epsilon();
+    i.kindEpsilon = h.kind_epsilon();
+    i.kindEntropyWeight = h.kind_entropy_weight();
     i.control = h.control();
     i.exploration = h.exploration();
     i.taskCredit = h.task_credit();
     i.taskMarginal = h.task_marginal();
+    i.kindCredit = h.kind_credit();
     i.slLabels = h.sl_labels();
     i.teacherOrder = h.teacher_order();
     i.tieWindowSteps = h.tie_window_steps();

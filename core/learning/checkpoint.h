@@ -68,9 +68,12 @@ struct TrainingInfo
     double valueLearningRate = 0.0;
     int criticWarmup = 0;
     double stopEpsilon = 0.0;
+    double kindEpsilon = 0.0;       // trainer "rl": RlOptions::kindEpsilon
+    double kindEntropyWeight = 0.0; // trainer "rl": RlOptions::kindEntropyWeight
     bool control = false; // a shuffled-advantage control run
     std::string exploration; // trainer "rl": job-aware rules, "paper" or "reference"
     std::string taskMarginal; // trainer "rl", credit "split": "final" or "added" (empty: final)
+    std::string kindCredit;   // trainer "rl": RlOptions::kindCredit (empty: sampled)
     std::string taskCredit;  // trainer "rl", credit "split": "progress" or "remaining"
     std::string slLabels;     // trainer "sl": SlOptions::labels (empty: a file from before)
     std::string teacherOrder; // trainer "sl": SlOptions::teacherOrder

@@ -6,6 +6,7 @@
 #include "simulator.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <limits>
 
@@ -109,6 +110,33 @@ int Dl2Policy::choose(const EncodedState &s, const std::vector<float> &probs, fl
         action = override;
     }
     behaviour = float((1.0 - eps) * mixed(action) + (action == override ? eps : 0.0));
+    return action;
+}
+
+// Kind exploration: with probability kindEpsilon the task `action` adds becomes one of its job's
+// allowed tasks drawn uniformly. The behaviour probability is the mixture's, taken over the
+// policy's distribution (the job-aware rules before it are not a distribution).
+int Dl2Policy::exploreKind(const EncodedState &s, const std::vector<float> &probs, int action,
+                           float &behaviour, bool &explored)
+{
+    const double eps = m_actor.kindEpsilon;
+    if (eps <= 0.0 || s.isStop(action))
+        return action;
+    const int row = actionRow(action);
+    std::array<int, 3> kinds{};
+    int n = 0;
+    float rowMass = 0.0f;
+    for (int k = 0; k < 3; ++k)
+        if (s.mask[size_t(3 * row + k)]) {
+            kinds[size_t(n++)] = 3 * row + k;
+            rowMass += probs[size_t(3 * row + k)];
+        }
+    if (m_rng.uniform() < eps) {
+        const int drawn = kinds[size_t(m_rng.below(std::uint64_t(n)))];
+        explored = explored || drawn != action;
+        action = drawn;
+    }
+    behaviour = float((1.0 - eps) * probs[size_t(action)] + eps * rowMass / n);
     return action;
 }
 
@@ -218,7 +246,7 @@ void Dl2Policy::schedule(SlotContext &ctx)
         // Greedy evaluation needs no softmax: arg max of the masked logits (also when the
         // record wants probabilities, so that recording cannot change a decision).
         const bool greedyOnly = !sampling() && m_actor.epsilon <= 0.0 && m_actor.stopEpsilon <= 0.0 &&
-                                !m_actor.onDecision;
+                                m_actor.kindEpsilon <= 0.0 && !m_actor.onDecision;
         if (greedyOnly)
             m_network->logits(m_state, m_probs);
         else
@@ -236,7 +264,8 @@ void Dl2Policy::schedule(SlotContext &ctx)
         }
         float behaviour = 1.0f;
         bool explored = false;
-        const int action = choose(m_state, m_probs, behaviour, explored);
+        const int action = exploreKind(m_state, m_probs, choose(m_state, m_probs, behaviour, explored),
+                                       behaviour, explored);
         ++m_counts.decisions;
         m_counts.explored += explored ? 1 : 0;
         const bool stop = m_state.isStop(action);

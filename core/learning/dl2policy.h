@@ -38,6 +38,11 @@ struct ActorOptions
     // Stop exploration: with this probability a decision that is not stop becomes stop (the
     // slot ends early), so the value of stopping is ever observed (beyond the reference).
     double stopEpsilon = 0.0;
+    // Kind exploration (beyond the paper): with this probability the task a decision adds (after
+    // the rules above) is replaced by one of its job's allowed tasks (worker, PS, bundle) drawn
+    // uniformly, so every kind of task keeps being tried on every job type even when the
+    // policy has stopped choosing it.
+    double kindEpsilon = 0.0;
     // Called for every inference: state before the action, the action, the probability the
     // behaviour policy chose it with, the acted-on job index (-1 for stop).
     std::function<void(const EncodedState &, int action, float behaviourProb, int jobIndex)> onDecision;
@@ -96,6 +101,8 @@ public:
 private:
     int choose(const EncodedState &state, const std::vector<float> &probs, float &behaviour,
                bool &explored);
+    int exploreKind(const EncodedState &state, const std::vector<float> &probs, int action,
+                    float &behaviour, bool &explored);
     int paperOverride(const EncodedState &state) const;
     int referenceOverride(const EncodedState &state, const std::vector<float> &probs);
 

@@ -5,6 +5,7 @@
 #include "stateencoder.h"
 #include "rng.h"
 
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <vector>
@@ -49,6 +50,11 @@ struct Sample
     int jobIndex = -1;         // acted-on job (per-action reward ablation)
     // The acted-on job's PSs and workers when the action was taken (task marginal "added").
     std::int16_t psBefore = 0, workersBefore = 0;
+    // Kind credit "expected": the counterfactual return of each task the acted-on row allowed
+    // (worker, PS, bundle; NaN where masked or not computed), taken like taskRet.
+    std::array<float, 3> kindRet{std::numeric_limits<float>::quiet_NaN(),
+                                 std::numeric_limits<float>::quiet_NaN(),
+                                 std::numeric_limits<float>::quiet_NaN()};
     int env = 0;
     // SL "set" labels: a distribution over the 3 x rows + 1 actions (empty: one-hot `action`).
     std::vector<float> target;

@@ -323,6 +323,21 @@ TieClasses tieClasses(const UnitLayout &out, const UnitLayout *in, std::int64_t 
     return t;
 }
 
+// Per sample: the entropy of each window row's mix of worker, PS and bundle (its task
+// probabilities renormalised; masked tasks excluded), averaged over the rows with an allowed
+// task (RlLossOptions::kindEntropyWeight). `logp`: [B, 3J + 1] log-probabilities; `mask` the
+// same shape.
+torch::Tensor kindEntropy(const torch::Tensor &logp, const torch::Tensor &mask)
+{
+    const auto B = logp.size(0), J = (logp.size(1) - 1) / 3;
+    auto allowed = mask.narrow(1, 0, 3 * J).reshape({B, J, 3});
+    // Masked entries are at about -1e9 already; a fully masked row is dropped below.
+    auto logq = torch::log_softmax(logp.narrow(1, 0, 3 * J).reshape({B, J, 3}), 2);
+    auto h = -(logq.exp() * logq * allowed).sum(2);
+    auto rows = allowed.any(2).to(torch::kFloat);
+    return (h * rows).sum(1) / rows.sum(1).clamp_min(1.0f);
+}
+
 // The mean of each class, written back to its entries.
 torch::Tensor classMeans(const TieClasses &t, const torch::Tensor &v)
 {
@@ -651,7 +666,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     const int B = int(samples.size());
     auto b = makeBatch(m_impl->spec, samples);
     std::vector<float> ret(size_t(B), 0.0f), mu(size_t(B), 1.0f), w(weights);
-    std::vector<float> taskRet(size_t(B), 0.0f), hasTask(size_t(B), 0.0f);
+    std::vector<float> taskRet(size_t(B), 0.0f), hasTask(size_t(B), 0.0f), kindRet(size_t(B) * 3, 0.0f);
     double taskSum = 0.0;
     int taskCount = 0;
     for (int i = 0; i < B; ++i) {
@@ -661,6 +676,9 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
         if (o.split && std::isfinite(x.taskRet)) {
             taskRet[size_t(i)] = x.taskRet;
             hasTask[size_t(i)] = 1.0f;
+            for (size_t k = 0; k < 3; ++k)
+                if (std::isfinite(x.kindRet[k]))
+                    kindRet[size_t(i) * 3 + k] = x.kindRet[k];
             taskSum += x.taskRet;
             ++taskCount;
         }
@@ -700,16 +718,42 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
         auto H = torch::from_blob(hasTask.data(), {B}).clone();
         const float mean = taskCount > 0 ? float(taskSum / taskCount) : 0.0f;
         taskAdv = (T - mean) * H;
-        auto usedTaskAdv = taskAdv;
-        if (perm.defined()) // shuffled among the task samples only (stops have none)
-            usedTaskAdv = shuffledAmong(taskAdv, H, perm);
-        auto level2 = (logpA - logCont) * H;
-        gain = rho * (advN * level1 + usedTaskAdv * float(o.taskAdvantageScale) * level2);
+        const float scale = float(o.taskAdvantageScale);
+        if (o.kindExpected) {
+            // Which row: its expected return under the row's kind mix against the batch mean,
+            // on log pi(row | continue). Which kind: sum_k pi(k | row) G_k, differentiated
+            // through pi (the all-actions gradient; its baseline is implicit).
+            const auto J = (A - 1) / 3;
+            auto G = torch::from_blob(kindRet.data(), {B, 3}).clone();
+            auto rows = b.actions.clamp_max(3 * J - 1).div(3, "floor").to(torch::kInt64).view({B, 1, 1}).expand({B, 1, 3});
+            auto rowLogp = logp.narrow(1, 0, 3 * J).reshape({B, J, 3}).gather(1, rows).squeeze(1);
+            auto logRow = torch::logsumexp(rowLogp, 1);
+            auto q = (rowLogp - logRow.unsqueeze(1)).exp();
+            auto V = (q.detach() * G).sum(1);
+            const float meanV = taskCount > 0 ? (V * H).sum().item<float>() / float(taskCount) : 0.0f;
+            taskAdv = (V - meanV) * H;
+            auto usedTaskAdv = taskAdv, usedG = G;
+            if (perm.defined()) {
+                usedTaskAdv = shuffledAmong(taskAdv, H, perm);
+                usedG = shuffledAmong(G, H, perm);
+            }
+            gain = rho * (advN * level1 +
+                          scale * H * (usedTaskAdv * (logRow - logCont) + (q * usedG).sum(1)));
+        } else {
+            auto usedTaskAdv = taskAdv;
+            if (perm.defined()) // shuffled among the task samples only (stops have none)
+                usedTaskAdv = shuffledAmong(taskAdv, H, perm);
+            auto level2 = (logpA - logCont) * H;
+            gain = rho * (advN * level1 + usedTaskAdv * scale * level2);
+        }
     } else {
         gain = rho * advN * logpA;
     }
     auto policyLoss = -(W * gain).sum();
     auto entropyMean = (W * entropy).sum();
+    auto bonus = o.entropyWeight * entropyMean;
+    if (o.kindEntropyWeight > 0.0)
+        bonus = bonus + o.kindEntropyWeight * (W * kindEntropy(logp, b.mask)).sum();
     torch::Tensor kl = torch::zeros({});
     if (o.klWeight > 0 && m_impl->reference) {
         torch::Tensor refLogp;
@@ -723,7 +767,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     }
     if (o.policyWeight > 0) {
         auto loss = float(o.policyWeight) *
-                    (policyLoss - o.entropyWeight * entropyMean + float(o.klWeight) * kl);
+                    (policyLoss - bonus + float(o.klWeight) * kl);
         m_impl->optimizer->zero_grad();
         loss.backward();
         m_impl->reduce(policyParameters(m_impl->model));

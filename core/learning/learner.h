@@ -20,6 +20,11 @@ struct RlLossOptions
     // mean over batch x actions), not the sum: a sum over 3J + 1 actions is 3J + 1 times
     // stronger and alone drives the policy to uniform.
     double entropyWeight = 0.1;
+    // dl2 (beyond the paper): adds kindEntropyWeight x the entropy of each window row's mix of
+    // worker, PS and bundle (the row's task probabilities renormalised), averaged over the rows
+    // with an allowed task. The mean entropy over 3J + 1 actions barely sees that mix: a row
+    // can stop adding workers while the layout's entropy hardly moves.
+    double kindEntropyWeight = 0.0;
     // Importance ratios pi/mu clipped to [0, clip]; 0 = no correction (every sample at full
     // weight, as the reference trains on its exploration decisions).
     double importanceClip = 0.0;
@@ -32,6 +37,10 @@ struct RlLossOptions
     // counterfactual return (Sample::taskRet, centred on the batch mean, times
     // taskAdvantageScale).
     bool split = false;
+    // Split with Sample::kindRet: the choice of kind within the row gets the all-actions
+    // gradient of sum_k pi(k | row) kindRet_k, the choice of row the advantage of its
+    // expected return under that mix (RlOptions::kindCredit "expected").
+    bool kindExpected = false;
     double taskAdvantageScale = 1.0;
     // Control runs: when non-empty (size = batch), sample i's policy-gradient advantages are
     // those of sample permutation[i], which keeps their distribution and destroys their

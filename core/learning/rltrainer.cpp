@@ -168,6 +168,7 @@ private:
     bool m_startValueTrained = false; // the start checkpoint's value network was trained
     bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false, m_taskRemaining = false;
     bool m_taskAdded = false;
+    bool m_kindExpected = false; // kind credit "expected"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
     std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
@@ -226,9 +227,11 @@ ActorCritic::ActorCritic(const RlOptions &options)
         m_start -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
             std::chrono::duration<double>(m_result.curve.back().seconds));
     m_loss.entropyWeight = o.entropyWeight;
+    m_loss.kindEntropyWeight = o.kindEntropyWeight;
     m_loss.importanceClip = o.importanceClip;
     m_loss.useValue = m_useValue;
     m_loss.split = m_split;
+    m_loss.kindExpected = m_kindExpected;
     m_loss.klWeight = o.klWeight;
 }
 
@@ -318,6 +321,15 @@ void ActorCritic::settleOptions()
     if (o.taskMarginal != "final" && o.taskMarginal != "added")
         throw Error("unknown task marginal '" + o.taskMarginal + "' (known: final, added)");
     m_taskAdded = o.taskMarginal == "added";
+    if (o.kindCredit != "sampled" && o.kindCredit != "expected")
+        throw Error("unknown kind credit '" + o.kindCredit + "' (known: sampled, expected)");
+    m_kindExpected = o.kindCredit == "expected";
+    if (m_kindExpected && !m_taskAdded)
+        throw Error("--kind-credit expected compares a job's tasks at the allocation the task was "
+                    "added to: it needs --task-marginal added (and --credit split)");
+    if ((o.kindEpsilon > 0.0 || o.kindEntropyWeight > 0.0 || m_kindExpected) && m_spec.kind != PolicyKind::Dl2)
+        throw Error("--kind-epsilon, --kind-entropy and --kind-credit expected apply to the faithful "
+                    "dl2 network only, whose window rows each hold a job's worker, PS and bundle");
     if (m_taskAdded && (o.credit != "split" || m_perAction))
         throw Error("--task-marginal added sets the task counterfactual of --credit split, " +
                     (m_perAction ? std::string("which the per-action-reward ablation replaces")
@@ -393,6 +405,7 @@ void ActorCritic::makeEnvironments()
         actor.threshold = o.threshold;
         actor.exploration = o.exploration;
         actor.stopEpsilon = o.stopEpsilon;
+        actor.kindEpsilon = o.kindEpsilon;
         Env *ep = &e;
         const double keep = m_episodic && !m_vine ? o.episodeKeep : 1.0;
         actor.onDecision = [ep, keep](const EncodedState &s, int action, float mu, int job) {
@@ -432,9 +445,12 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.credit = o.credit;
     info.taskCredit = o.taskCredit;
     info.taskMarginal = o.taskMarginal;
+    info.kindCredit = o.kindCredit;
     info.valueLearningRate = o.valueLearningRate;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;
+    info.kindEpsilon = o.kindEpsilon;
+    info.kindEntropyWeight = o.kindEntropyWeight;
     info.control = o.control;
     info.tieWindowSteps = o.tieWindow ? -1 : 0;
     info.unfinishedJobsReward = m_unfinished;
@@ -497,6 +513,15 @@ void ActorCritic::creditReturns(Env &e, double r)
             if (m_taskAdded && n + 1 == e.current.size() && j.ps == x.psBefore && j.workers == x.workersBefore)
                 continue;
             x.taskRet = float(taskCounterfactual(*e.sim, x, m_taskRemaining, m_taskAdded) * m_rewardScale);
+            if (!m_kindExpected)
+                continue;
+            const int chosen = x.action, row = actionRow(chosen);
+            for (int k = 0; k < 3; ++k)
+                if (x.mask[size_t(3 * row + k)]) {
+                    x.action = 3 * row + k; // the same row's other kinds, at the same allocation
+                    x.kindRet[size_t(k)] = float(taskCounterfactual(*e.sim, x, m_taskRemaining, true) * m_rewardScale);
+                }
+            x.action = chosen;
         }
     }
 }

@@ -112,6 +112,14 @@ struct RlOptions
     // split: where the task's counterfactual is taken: "final" (leave it out of its job's final
     // allocation) or "added" (its job's gain from it at the allocation it was added to).
     std::string taskMarginal = "final";
+    // split with taskMarginal "added": how the kind of task (worker, PS, bundle) chosen for a
+    // job is credited. "sampled" (default): the chosen task's return, centred on the batch
+    // mean, like the choice of job. "expected" (beyond the paper): the exact returns of all
+    // of the row's kinds are known (the speed model), so the choice of kind gets the
+    // all-actions gradient of sum_k pi(k | row) x return(k), and the choice of row its
+    // expected return under that mix, centred on the batch mean: a job's kinds are compared
+    // with each other, not with other jobs' tasks.
+    std::string kindCredit = "sampled";
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
     int vineStreams = 1;          // vine: random streams each allocation is played on with
@@ -123,6 +131,10 @@ struct RlOptions
     bool tieWindow = false;
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;
+    // Beyond the paper, to keep every kind of task tried and chosen (ActorOptions::kindEpsilon,
+    // RlLossOptions::kindEntropyWeight); 0 = off.
+    double kindEpsilon = 0.0;
+    double kindEntropyWeight = 0.0;
     std::optional<Decode> decode; // of the trained policy; default: dl2 sample, dl2-plus and es as loaded
     ReplayMode replay = ReplayMode::Uniform;
     std::optional<bool> unfinishedJobsReward; // default: dl2-plus yes, dl2 no (reference reward)

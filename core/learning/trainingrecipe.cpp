@@ -42,9 +42,15 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
         o.emplace_back(key("task_credit"), text(t.taskCredit, "progress"));
         if (t.taskMarginal == "added") // shown only where it is not the default
             o.emplace_back(key("task_marginal"), key("added"));
+        if (t.kindCredit == "expected")
+            o.emplace_back(key("kind_credit"), key("expected"));
     }
     if (t.tieWindowSteps < 0) // only shown where it was on: runs before 2026-12-06 lack it
         o.emplace_back(key("tie_window"), key("all"));
+    if (t.kindEpsilon > 0.0) // likewise: runs before 2026-12-06 (afternoon) lack these
+        o.emplace_back(key("kind_epsilon"), t.kindEpsilon);
+    if (t.kindEntropyWeight > 0.0)
+        o.emplace_back(key("kind_entropy_weight"), t.kindEntropyWeight);
     o.insert(o.end(),
              {{key("reward"), key(t.unfinishedJobsReward ? "unfinished" : "progress")},
               {key("exploration"), text(t.exploration, "paper")},

@@ -5,8 +5,10 @@
 #include "checkpoint.h"
 #include "checkpointwriter.h"
 #include "curves.h"
+#include "dl2policy.h"
 #include "jobstate.h"
 #include "learner.h"
+#include "policynetwork.h"
 #include "registerpolicies.h"
 #include "rltestutil.h"
 #include "rltrainer.h"
@@ -21,6 +23,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 using namespace dl2;
 using namespace dl2::test;
@@ -527,6 +530,177 @@ private Q_SLOTS:
         o.taskMarginal = "added";
         o.credit = "slot";
         QVERIFY(refusal(o).contains(QStringLiteral("which --credit slot does not use")));
+    }
+
+    // --kind-epsilon and --kind-entropy (beyond the paper) keep every kind of task in play. From
+    // a start whose worker outputs are dead, kind exploration still adds workers (about
+    // kindEpsilon / 3 of the tasks); from one that prefers PSs, the kind entropy evens each
+    // row's worker/PS/bundle mix where the same run without it does not. Both are recorded,
+    // and refused for dl2-plus.
+    void kindExplorationAndEntropyKeepTheMix()
+    {
+        QTemporaryDir dir;
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = smallDl2();
+        struct Mix
+        {
+            double workerTasks = 0.0; // share of the tasks added that were workers
+            double workerShare = 0.0; // mean over the rows with a task allowed of P(worker | row)
+            double entropy = 0.0;     // mean over those rows of the entropy of the row's mix
+        };
+        auto play = [&](const ParameterSet &parameters, double kindEpsilon) {
+            auto shared = std::make_shared<const ParameterSet>(parameters);
+            Dl2Policy policy(spec, shared, 3);
+            PolicyNetwork network(spec, shared);
+            std::vector<float> p;
+            long long tasks = 0, workers = 0, rows = 0;
+            double share = 0.0, entropy = 0.0;
+            ActorOptions actor;
+            actor.sample = true;
+            actor.kindEpsilon = kindEpsilon;
+            actor.onDecision = [&](const EncodedState &s, int action, float, int job) {
+                if (job < 0)
+                    return;
+                ++tasks;
+                workers += actionKind(action) == TaskKind::Worker ? 1 : 0;
+                network.probabilities(s, p);
+                for (int r = 0; r < s.rows; ++r) {
+                    const float mass = p[size_t(3 * r)] + p[size_t(3 * r + 1)] + p[size_t(3 * r + 2)];
+                    if (mass > 0.0f) {
+                        share += p[size_t(3 * r)] / mass;
+                        for (int k = 0; k < 3; ++k) {
+                            const double q = p[size_t(3 * r + k)] / mass;
+                            entropy -= q > 0.0 ? q * std::log(q) : 0.0;
+                        }
+                        ++rows;
+                    }
+                }
+            };
+            policy.setActor(std::move(actor));
+            Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+            for (int slot = 0; slot < 10; ++slot)
+                sim.step(policy);
+            const double n = double(std::max(1LL, rows));
+            return Mix{double(workers) / double(std::max(1LL, tasks)), share / n, entropy / n};
+        };
+        ParameterSet dead = initialParameters(spec, 7);
+        for (int r = 0; r < spec.window; ++r)
+            dead.at("policy.out.bias").data[size_t(3 * r)] -= 30.0f;
+        QCOMPARE(play(dead, 0.0).workerTasks, 0.0);
+        const double explored = play(dead, 0.3).workerTasks;
+        qInfo("dead workers: %.3f of the tasks are workers with kind exploration 0.3", explored);
+        QVERIFY2(explored > 0.05 && explored < 0.2, qPrintable(QString::number(explored)));
+
+        const std::string poor = writePoorWarmUp(dir, spec);
+        auto train = [&](double kindEntropy, double kindEpsilon, const std::string &name) {
+            RlOptions o;
+            o.scenario = "dl2-small";
+            o.init = poor;
+            o.steps = 100;
+            o.criticWarmup = 0;
+            o.learningRate = 1e-3;
+            o.kindEntropyWeight = kindEntropy;
+            o.kindEpsilon = kindEpsilon;
+            o.validateEvery = 100;
+            o.validationSeeds = {100};
+            o.output = dir.path().toStdString() + "/" + name;
+            RlTrainer(o).run();
+            return readResumeCheckpoint(o.output, PolicyKind::Dl2);
+        };
+        const Mix before = play(*readCheckpoint(poor).parameters, 0.0);
+        const Checkpoint plain = train(0.0, 0.0, "plain.dl2ckpt"), even = train(5.0, 0.0, "even.dl2ckpt");
+        const Mix without = play(*plain.parameters, 0.0), with = play(*even.parameters, 0.0);
+        qInfo("P(worker | row), entropy: warm-up %.3f %.3f, after RL %.3f %.3f, with kind entropy %.3f %.3f",
+              before.workerShare, before.entropy, without.workerShare, without.entropy, with.workerShare, with.entropy);
+        QVERIFY(with.entropy > before.entropy + 0.05 && with.entropy > without.entropy + 0.05);
+        QCOMPARE(even.info.kindEntropyWeight, 5.0);
+        QCOMPARE(plain.info.kindEntropyWeight, 0.0);
+        QCOMPARE(train(0.0, 0.25, "explored.dl2ckpt").info.kindEpsilon, 0.25);
+
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.kind = PolicyKind::Dl2Plus;
+        o.kindEpsilon = 0.1;
+        QVERIFY(refusal(o).contains(QStringLiteral("faithful dl2 network only")));
+    }
+
+    // --kind-credit expected: the choice of kind learns from the kinds not chosen. A sample
+    // adds a PS to a job whose worker would have gained most (its kinds' returns are known
+    // exactly); the all-actions term moves that row's mix towards the worker, where the
+    // sampled credit (the PS's own return, which is the batch's mean) moves nothing. A short
+    // run with it is recorded as such; the option is refused without --task-marginal added.
+    void expectedKindCreditLearnsFromKindsNotChosen()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = smallDl2();
+        const ParameterSet start = initialParameters(spec, 7);
+        // A state from a real slot with a row that allows all three kinds.
+        std::optional<Sample> x;
+        int row = -1;
+        Dl2Policy policy(spec, std::make_shared<const ParameterSet>(start), 3);
+        ActorOptions actor;
+        actor.sample = true;
+        actor.onDecision = [&](const EncodedState &s, int action, float, int) {
+            for (int r = 0; r < s.rows && !x; ++r)
+                if (s.jobIndex[size_t(r)] >= 0 && s.mask[size_t(3 * r)] && s.mask[size_t(3 * r + 1)] &&
+                    s.mask[size_t(3 * r + 2)]) {
+                    x = Sample::fromState(s, action);
+                    row = r;
+                }
+        };
+        policy.setActor(std::move(actor));
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+        sim.step(policy);
+        QVERIFY(x);
+        x->action = 3 * row + 1; // a PS
+        x->ret = 0.0f;
+        x->taskRet = 0.0f;
+        x->kindRet = {1.0f, 0.0f, 0.2f}; // a worker would have gained most
+        auto workerShare = [&](std::shared_ptr<const ParameterSet> parameters) {
+            EncodedState s;
+            x->toState(spec, s);
+            std::vector<float> p;
+            PolicyNetwork(spec, std::move(parameters)).probabilities(s, p);
+            return p[size_t(3 * row)] / (p[size_t(3 * row)] + p[size_t(3 * row + 1)] + p[size_t(3 * row + 2)]);
+        };
+        auto trained = [&](bool expected) {
+            Learner learner(spec, 1e-2, 7);
+            RlLossOptions o;
+            o.split = true;
+            o.kindExpected = expected;
+            o.useValue = false;
+            o.entropyWeight = 0.0;
+            for (int step = 0; step < 20; ++step)
+                learner.rlUpdate({&*x}, {1.0f}, o);
+            return workerShare(learner.parameters());
+        };
+        const double before = workerShare(std::make_shared<const ParameterSet>(start));
+        const double sampled = trained(false), expected = trained(true);
+        qInfo("P(worker | row) %.3f, after 20 updates: sampled credit %.3f, expected %.3f", before, sampled, expected);
+        QCOMPARE(sampled, before); // no advantage anywhere: nothing moves
+        QVERIFY2(expected > before + 0.3, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(expected)));
+
+        QTemporaryDir dir;
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.spec = spec;
+        o.steps = 10;
+        o.criticWarmup = 2;
+        o.validateEvery = 10;
+        o.validationSeeds = {100};
+        o.kindCredit = "expected";
+        QVERIFY(refusal(o).contains(QStringLiteral("needs --task-marginal added")));
+        o.kindCredit = "somehow";
+        QVERIFY(refusal(o).contains(QStringLiteral("unknown kind credit 'somehow'")));
+        o.kindCredit = "expected";
+        o.taskMarginal = "added";
+        o.output = dir.path().toStdString() + "/expected.dl2ckpt";
+        const TrainResult r = RlTrainer(o).run();
+        for (const auto &point : r.curve)
+            QVERIFY(std::isfinite(point.trainLoss));
+        QCOMPARE(readCheckpoint(o.output, PolicyKind::Dl2).info.kindCredit, std::string("expected"));
     }
 
     void unknownAblationIsAnError()
