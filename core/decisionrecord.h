@@ -46,6 +46,7 @@ struct DecisionRecord
     bool stop = false;
     int jobId = -1;                    // acted-on job (-1 for stop)
     TaskKind kind = TaskKind::Worker;
+    int workersBefore = 0, psBefore = 0; // the acted-on job's, before this action
     bool explored = false;             // replaced by job-aware exploration (training only)
     // V(s) of the value network; none when that network was never trained (a policy trained
     // by SL or ES alone: its estimate would be noise, Dl2Policy::setValueEstimates).

@@ -335,12 +335,15 @@ std::array<double, kResourceTypes> meanUtilisation(const RunResult &result)
     return mean;
 }
 
-RunResult runSimulation(Simulator &simulator, Scheduler &scheduler)
+RunResult runSimulation(Simulator &simulator, Scheduler &scheduler, const std::function<void()> &afterSlot)
 {
     const auto start = std::chrono::steady_clock::now();
     scheduler.reset();
-    while (!simulator.done())
+    while (!simulator.done()) {
         simulator.step(scheduler);
+        if (afterSlot)
+            afterSlot();
+    }
     RunResult r = simulator.result();
     r.policy = scheduler.name();
     r.neverFit = scheduler.neverPlacedJobs();

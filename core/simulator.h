@@ -11,6 +11,7 @@
 #include "trace.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -124,8 +125,10 @@ private:
     bool m_done = false;
 };
 
-// Runs a whole simulation; fills RunResult.policy and wallSeconds.
-RunResult runSimulation(Simulator &simulator, Scheduler &scheduler);
+// Runs a whole simulation; fills RunResult.policy and wallSeconds. `afterSlot`, if set, is
+// called after every slot (to read the scheduler's decisions of that slot).
+RunResult runSimulation(Simulator &simulator, Scheduler &scheduler,
+                        const std::function<void()> &afterSlot = {});
 
 // Average JCT (slots) when every job runs alone from its arrival at its best (p, w) within
 // the caps and the cluster's capacity; per job with lowerBoundJcts.

@@ -10,6 +10,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <unordered_map>
 
 namespace dl2::cli {
 
@@ -47,6 +49,37 @@ std::string jobsCsv(const Simulator &sim, const RunResult &r, const ProfileSet &
         csv += std::to_string(j.id) + ',' + id + ',' + profiles[j.type].name + line + firstRun + time;
     }
     return csv;
+}
+
+// One row per inference of a learned policy in the slot just run (--decisions): what the
+// acted-on job had, what was added, and the probabilities the policy gave the stop action and
+// that job's three tasks (masked ones 0; they add up to 1 over all actions, not over these).
+void appendDecisions(std::string &csv, const Simulator &sim, const Scheduler &scheduler,
+                     const std::unordered_map<int, size_t> &indexOfId, const ProfileSet &profiles)
+{
+    static const char *kinds[] = {"worker", "ps", "bundle"};
+    for (const DecisionRecord &d : scheduler.lastDecisions()) {
+        const float stop = d.probabilities.back();
+        if (d.stop) {
+            char line[160];
+            std::snprintf(line, sizeof line, "%d,%d,,,,,stop,%d,%.6g,,,,ok\n", d.slot, d.inference,
+                          d.explored ? 1 : 0, stop);
+            csv += line;
+            continue;
+        }
+        const size_t row = size_t(d.action / 3);
+        const JobState &j = sim.jobs()[indexOfId.at(d.jobId)];
+        char line[320];
+        std::snprintf(line, sizeof line, "%d,%d,%d,%s,%d,%d,%s,%d,%.6g,%.6g,%.6g,%.6g,%s\n", d.slot,
+                      d.inference, d.jobId, profiles[j.type].name.c_str(), d.workersBefore,
+                      d.psBefore, kinds[d.action % 3], d.explored ? 1 : 0, stop,
+                      d.probabilities[3 * row], d.probabilities[3 * row + 1],
+                      d.probabilities[3 * row + 2],
+                      d.result == AddResult::Ok           ? "ok"
+                      : d.result == AddResult::NoCapacity ? "no-capacity"
+                                                          : "at-cap");
+        csv += line;
+    }
 }
 
 // "job 7 (source 'a12', 64 PS + 64 workers), ..." for the first few jobs that never fit.
@@ -150,6 +183,14 @@ int runSimulate(const QStringList &args)
                                      "it never ran), slots_run, mean_workers, mean_ps (over the "
                                      "slots it ran in)."),
                       QStringLiteral("FILE")});
+    parser.addOption({QStringLiteral("decisions"),
+                      QStringLiteral("Learned policies: also write every inference as CSV to FILE: "
+                                     "slot, inference, job_id, model, workers, ps (the job's before "
+                                     "the action), action (worker, ps, bundle or stop), explored, "
+                                     "p_stop, p_worker, p_ps, p_bundle (the policy's probabilities "
+                                     "of stop and of that job's three tasks), result (of placing "
+                                     "the task: ok, no-capacity, at-cap)."),
+                      QStringLiteral("FILE")});
     int code = 0;
     if (!parseOrExit(parser, args, code))
         return code;
@@ -161,11 +202,25 @@ int runSimulate(const QStringList &args)
         const std::string policy = parser.value(QStringLiteral("policy")).toStdString();
         auto scheduler = makeScheduler(policy, setup.schedulerConfig);
         Simulator sim(setup.cluster, setup.profiles, setup.traces.front(), setup.simulation);
-        RunResult r = runSimulation(sim, *scheduler);
+        const bool decisions = parser.isSet(QStringLiteral("decisions"));
+        if (decisions && !scheduler->recordDecisions(DecisionRecording::Full))
+            throw Error("--decisions: " + policy + " keeps no decision record (only the learned "
+                        "policies do: dl2, dl2-plus)");
+        std::string decisionsCsv = "slot,inference,job_id,model,workers,ps,action,explored,p_stop,"
+                                   "p_worker,p_ps,p_bundle,result\n";
+        std::unordered_map<int, size_t> indexOfId;
+        for (size_t i = 0; i < sim.jobs().size(); ++i)
+            indexOfId[sim.jobs()[i].id] = i;
+        std::function<void()> afterSlot;
+        if (decisions)
+            afterSlot = [&] { appendDecisions(decisionsCsv, sim, *scheduler, indexOfId, setup.profiles); };
+        RunResult r = runSimulation(sim, *scheduler, afterSlot);
         r.policy = policy;
         if (parser.isSet(QStringLiteral("jobs")))
             writeFileAtomically(parser.value(QStringLiteral("jobs")).toStdString(),
                                 jobsCsv(sim, r, setup.profiles));
+        if (decisions)
+            writeFileAtomically(parser.value(QStringLiteral("decisions")).toStdString(), decisionsCsv);
         if (!r.neverFit.empty())
             std::fprintf(stderr,
                          "dl2 simulate: warning: %zu jobs never fit the cluster (%d nodes of %g "

@@ -299,6 +299,8 @@ void Dl2Policy::schedule(SlotContext &ctx)
             if (!stop) {
                 rec->jobId = ctx.job(job).id;
                 rec->kind = actionKind(action);
+                rec->workersBefore = ctx.job(job).workers;
+                rec->psBefore = ctx.job(job).ps;
             }
         }
         if (stop)

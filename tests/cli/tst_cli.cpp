@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <set>
 
 namespace {
 
@@ -171,6 +172,66 @@ private Q_SLOTS:
         QVERIFY(waitingBeforeRun <= waitingSlots); // a job may also wait after its first run
         QVERIFY(std::abs(o[QStringLiteral("mean_cpu_used")].toDouble() - cpu / slotCount) <= 1e-9);
         QVERIFY(std::abs(o[QStringLiteral("mean_gpu_used")].toDouble() - gpu / slotCount) <= 1e-9);
+    }
+
+    // --decisions: one row per inference of the learned policy, in order within each slot; the
+    // counts before each action follow from the actions before it on the same job, and the
+    // probabilities are the policy's (the chosen action's is not 0; none adds up past 1).
+    void simulateDecisions()
+    {
+        QTemporaryDir dir;
+        const QString decisionsFile = dir.filePath(QStringLiteral("decisions.csv"));
+        const Run r = dl2({QStringLiteral("simulate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                           QStringLiteral("--seed"), QStringLiteral("1"), QStringLiteral("--policy"),
+                           QStringLiteral("dl2"), QStringLiteral("--max-slots"), QStringLiteral("6"),
+                           QStringLiteral("--decisions"), decisionsFile, QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const int slotCount = QJsonDocument::fromJson(r.out).object()[QStringLiteral("slots")].toInt();
+        QFile f(decisionsFile);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<QByteArray> rows = f.readAll().split('\n');
+        QVERIFY(rows.last().isEmpty());
+        rows.removeLast();
+        QCOMPARE(rows.takeFirst(), QByteArray("slot,inference,job_id,model,workers,ps,action,explored,"
+                                              "p_stop,p_worker,p_ps,p_bundle,result"));
+        QVERIFY(rows.size() > 50);
+        int slot = -1, inference = -1, slotsSeen = 0;
+        std::map<int, std::pair<int, int>> next; // job -> (workers, ps) after its last action this slot
+        std::set<QByteArray> kinds;
+        for (const QByteArray &row : rows) {
+            const QList<QByteArray> c = row.split(',');
+            QVERIFY2(c.size() == 13, row.constData());
+            if (c[0].toInt() != slot) {
+                QVERIFY2(c[0].toInt() > slot && c[1].toInt() == 0, row.constData());
+                slot = c[0].toInt();
+                inference = 0;
+                next.clear();
+                ++slotsSeen;
+            } else {
+                QVERIFY2(c[1].toInt() == ++inference, row.constData());
+            }
+            QVERIFY(c[7] == "0"); // no exploration outside training
+            const double stop = c[8].toDouble();
+            QVERIFY(stop >= 0 && stop <= 1);
+            kinds.insert(c[6]);
+            if (c[6] == "stop") {
+                QVERIFY2(c[2].isEmpty() && stop > 0, row.constData());
+                continue;
+            }
+            const int job = c[2].toInt(), workers = c[4].toInt(), ps = c[5].toInt();
+            QVERIFY2(!c[3].isEmpty() && workers >= 0 && ps >= 0, row.constData());
+            const double pw = c[9].toDouble(), pp = c[10].toDouble(), pb = c[11].toDouble();
+            QVERIFY2(pw >= 0 && pp >= 0 && pb >= 0 && stop + pw + pp + pb <= 1 + 1e-5, row.constData());
+            const double chosen = c[6] == "worker" ? pw : c[6] == "ps" ? pp : pb;
+            QVERIFY2(chosen > 0, row.constData());
+            if (next.count(job))
+                QVERIFY2(next[job] == std::make_pair(workers, ps), row.constData());
+            const bool ok = c[12] == "ok";
+            QVERIFY2(ok || c[12] == "no-capacity" || c[12] == "at-cap", row.constData());
+            next[job] = {workers + (ok && c[6] != "ps" ? 1 : 0), ps + (ok && c[6] != "worker" ? 1 : 0)};
+        }
+        QVERIFY(slotsSeen > 1 && slot < slotCount);
+        QVERIFY(kinds.count("ps") && kinds.count("stop") + kinds.count("worker") + kinds.count("bundle") > 0);
     }
 
     void compareJsonShape()
@@ -383,6 +444,7 @@ private Q_SLOTS:
         QTest::newRow("absurd nodes") << QStringList{sim, QStringLiteral("--nodes"), QStringLiteral("-4")} << QByteArray() << QStringLiteral("--nodes");
         QTest::newRow("absurd seeds") << QStringList{QStringLiteral("compare"), QStringLiteral("--seeds"), QStringLiteral("9-1")} << QByteArray() << QStringLiteral("--seeds");
         QTest::newRow("by model of truncated runs") << QStringList{QStringLiteral("compare"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"), QStringLiteral("--seeds"), QStringLiteral("1"), QStringLiteral("--policies"), QStringLiteral("drf"), QStringLiteral("--max-slots"), QStringLiteral("3"), QStringLiteral("--allow-truncated"), QStringLiteral("--by-model")} << QByteArray() << QStringLiteral("--by-model needs runs in which every job finished (drf on dl2-small-seed1: ");
+        QTest::newRow("decisions of a baseline") << QStringList{sim, QStringLiteral("--policy"), QStringLiteral("drf"), QStringLiteral("--decisions"), QStringLiteral("/tmp/dl2-never-written.csv")} << QByteArray() << QStringLiteral("--decisions: drf keeps no decision record");
         QTest::newRow("unknown speed model") << QStringList{sim, QStringLiteral("--speed-model"), QStringLiteral("spline")} << QByteArray() << QStringLiteral("--speed-model: unknown speed model 'spline'");
         QTest::newRow("unknown shipped policy") << QStringList{sim, QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--checkpoint"), QStringLiteral("dl2-plus-nowhere")} << QByteArray() << QStringLiteral("dl2-plus-nowhere: checkpoint file does not exist (nor is it a shipped policy's name: `dl2 policy list` shows them)");
         QTest::newRow("operate checkpoint with a baseline") << QStringList{QStringLiteral("operate"), QStringLiteral("--agent"), QStringLiteral("local"), QStringLiteral("--audit"), QStringLiteral("/nonexistent/a.db"), QStringLiteral("--checkpoint"), QStringLiteral("dl2-plus-contended")} << QByteArray() << QStringLiteral("--checkpoint needs a learned --policy");
