@@ -17,6 +17,10 @@
 //     the allocation it was added to instead of at the final one. Ablation
 //     per-action-reward: each action gets its own job's progress;
 //   - entropy bonus 0.1 x the MEAN entropy over the action layout (the reference's mean);
+//   - the kind of task a job gets (beyond the paper, off by default; dl2 only): kindEpsilon
+//     (a random kind of the same job's), kindEntropyWeight (the entropy of each row's
+//     worker/PS/bundle mix) and kindCredit "expected" (the exact returns of all of a row's
+//     kinds: the all-actions gradient for the kind, the expected return for the row);
 //   - N environments (threads) step one slot each per update; the batch weights every
 //     environment equally (= averaging their gradients);
 //   - experience replay (uniform, prioritised by |advantage| or none) of 8192 samples; with
