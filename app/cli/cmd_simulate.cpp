@@ -206,14 +206,17 @@ int runSimulate(const QStringList &args)
         if (decisions && !scheduler->recordDecisions(DecisionRecording::Full))
             throw Error("--decisions: " + policy + " keeps no decision record (only the learned "
                         "policies do: dl2, dl2-plus)");
-        std::string decisionsCsv = "slot,inference,job_id,model,workers,ps,action,explored,p_stop,"
-                                   "p_worker,p_ps,p_bundle,result\n";
+        // Only with --decisions: the header, each job's index by id, and the per-slot reader.
+        std::string decisionsCsv;
         std::unordered_map<int, size_t> indexOfId;
-        for (size_t i = 0; i < sim.jobs().size(); ++i)
-            indexOfId[sim.jobs()[i].id] = i;
         std::function<void()> afterSlot;
-        if (decisions)
+        if (decisions) {
+            decisionsCsv = "slot,inference,job_id,model,workers,ps,action,explored,p_stop,p_worker,"
+                           "p_ps,p_bundle,result\n";
+            for (size_t i = 0; i < sim.jobs().size(); ++i)
+                indexOfId[sim.jobs()[i].id] = i;
             afterSlot = [&] { appendDecisions(decisionsCsv, sim, *scheduler, indexOfId, setup.profiles); };
+        }
         RunResult r = runSimulation(sim, *scheduler, afterSlot);
         r.policy = policy;
         if (parser.isSet(QStringLiteral("jobs")))
