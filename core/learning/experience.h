@@ -55,6 +55,8 @@ struct Sample
     std::array<float, 3> kindRet{std::numeric_limits<float>::quiet_NaN(),
                                  std::numeric_limits<float>::quiet_NaN(),
                                  std::numeric_limits<float>::quiet_NaN()};
+    // Kind credit "expected-balanced": the acted-on job's type (JobState::type), -1 unknown.
+    std::int16_t jobType = -1;
     int env = 0;
     // SL "set" labels: a distribution over the 3 x rows + 1 actions (empty: one-hot `action`).
     std::vector<float> target;

@@ -358,6 +358,25 @@ torch::Tensor shuffledAmong(const torch::Tensor &v, const torch::Tensor &where, 
     return out;
 }
 
+// Kind credit "expected-balanced": a weight per sample such that each job type's task samples
+// (hasTask 1) carry the same total weight and all of them together as many as they are: n / (T
+// x n_type) for n task samples of T types. Samples without a task or a type keep weight 1.
+torch::Tensor typeBalance(const std::vector<const Sample *> &samples, const std::vector<float> &hasTask)
+{
+    std::map<int, int> count;
+    int n = 0;
+    for (size_t i = 0; i < samples.size(); ++i)
+        if (hasTask[i] > 0 && samples[i]->jobType >= 0) {
+            ++count[samples[i]->jobType];
+            ++n;
+        }
+    std::vector<float> w(samples.size(), 1.0f);
+    for (size_t i = 0; i < samples.size(); ++i)
+        if (hasTask[i] > 0 && samples[i]->jobType >= 0)
+            w[i] = float(n) / float(count.size() * size_t(count[samples[i]->jobType]));
+    return torch::from_blob(w.data(), {long(w.size())}).clone();
+}
+
 // Adam's state by parameter position, not libtorch's own save(), which keys it by the
 // parameters' memory addresses: the same training then writes the same bytes (the same
 // seed and world size give bit-identical checkpoints).
@@ -737,8 +756,10 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
                 usedTaskAdv = shuffledAmong(taskAdv, H, perm);
                 usedG = shuffledAmong(G, H, perm);
             }
-            gain = rho * (advN * level1 +
-                          scale * H * (usedTaskAdv * (logRow - logCont) + (q * usedG).sum(1)));
+            auto kindTerm = (q * usedG).sum(1);
+            if (o.kindBalanced)
+                kindTerm = kindTerm * typeBalance(samples, hasTask);
+            gain = rho * (advN * level1 + scale * H * (usedTaskAdv * (logRow - logCont) + kindTerm));
         } else {
             auto usedTaskAdv = taskAdv;
             if (perm.defined()) // shuffled among the task samples only (stops have none)

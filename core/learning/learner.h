@@ -41,6 +41,11 @@ struct RlLossOptions
     // gradient of sum_k pi(k | row) kindRet_k, the choice of row the advantage of its
     // expected return under that mix (RlOptions::kindCredit "expected").
     bool kindExpected = false;
+    // With kindExpected: the kind term of each sample is weighted so that every job type in
+    // the batch carries the same total weight (Sample::jobType; RlOptions::kindCredit
+    // "expected-balanced"). The common types otherwise teach the tied network the kind the
+    // rare ones get.
+    bool kindBalanced = false;
     double taskAdvantageScale = 1.0;
     // Control runs: when non-empty (size = batch), sample i's policy-gradient advantages are
     // those of sample permutation[i], which keeps their distribution and destroys their

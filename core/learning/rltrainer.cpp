@@ -168,7 +168,8 @@ private:
     bool m_startValueTrained = false; // the start checkpoint's value network was trained
     bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false, m_taskRemaining = false;
     bool m_taskAdded = false;
-    bool m_kindExpected = false; // kind credit "expected"
+    bool m_kindExpected = false; // kind credit "expected" or "expected-balanced"
+    bool m_kindBalanced = false; // kind credit "expected-balanced"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
     std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
@@ -232,6 +233,7 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.useValue = m_useValue;
     m_loss.split = m_split;
     m_loss.kindExpected = m_kindExpected;
+    m_loss.kindBalanced = m_kindBalanced;
     m_loss.klWeight = o.klWeight;
 }
 
@@ -321,15 +323,18 @@ void ActorCritic::settleOptions()
     if (o.taskMarginal != "final" && o.taskMarginal != "added")
         throw Error("unknown task marginal '" + o.taskMarginal + "' (known: final, added)");
     m_taskAdded = o.taskMarginal == "added";
-    if (o.kindCredit != "sampled" && o.kindCredit != "expected")
-        throw Error("unknown kind credit '" + o.kindCredit + "' (known: sampled, expected)");
-    m_kindExpected = o.kindCredit == "expected";
+    if (o.kindCredit != "sampled" && o.kindCredit != "expected" && o.kindCredit != "expected-balanced")
+        throw Error("unknown kind credit '" + o.kindCredit + "' (known: sampled, expected, expected-balanced)");
+    m_kindExpected = o.kindCredit != "sampled";
+    m_kindBalanced = o.kindCredit == "expected-balanced";
     if (m_kindExpected && !m_taskAdded)
-        throw Error("--kind-credit expected compares a job's tasks at the allocation the task was "
-                    "added to: it needs --task-marginal added (and --credit split)");
+        throw Error("--kind-credit " + o.kindCredit + " compares a job's tasks at the allocation the task "
+                    "was added to: it needs --task-marginal added (and --credit split)");
     if ((o.kindEpsilon > 0.0 || o.kindEntropyWeight > 0.0 || m_kindExpected) && m_spec.kind != PolicyKind::Dl2)
-        throw Error("--kind-epsilon, --kind-entropy and --kind-credit expected apply to the faithful "
-                    "dl2 network only, whose window rows each hold a job's worker, PS and bundle");
+        throw Error("--kind-epsilon, --kind-entropy and --kind-credit " +
+                    std::string(m_kindExpected ? o.kindCredit : "expected") +
+                    " apply to the faithful dl2 network only, whose window rows each hold a job's "
+                    "worker, PS and bundle");
     if (m_taskAdded && (o.credit != "split" || m_perAction))
         throw Error("--task-marginal added sets the task counterfactual of --credit split, " +
                     (m_perAction ? std::string("which the per-action-reward ablation replaces")
@@ -515,6 +520,7 @@ void ActorCritic::creditReturns(Env &e, double r)
             x.taskRet = float(taskCounterfactual(*e.sim, x, m_taskRemaining, m_taskAdded) * m_rewardScale);
             if (!m_kindExpected)
                 continue;
+            x.jobType = std::int16_t(j.type);
             const int chosen = x.action, row = actionRow(chosen);
             for (int k = 0; k < 3; ++k)
                 if (x.mask[size_t(3 * row + k)]) {

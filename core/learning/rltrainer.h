@@ -122,7 +122,10 @@ struct RlOptions
     // of the row's kinds are known (the speed model), so the choice of kind gets the
     // all-actions gradient of sum_k pi(k | row) x return(k), and the choice of row its
     // expected return under that mix, centred on the batch mean: a job's kinds are compared
-    // with each other, not with other jobs' tasks.
+    // with each other, not with other jobs' tasks. "expected-balanced": the same, with each
+    // job type's kind terms weighted to the same total in every batch (RlLossOptions::
+    // kindBalanced), so that a type met in 1 % of the decisions is not taught the kind that
+    // suits the type met in half of them.
     std::string kindCredit = "sampled";
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)

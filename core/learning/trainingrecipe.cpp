@@ -42,8 +42,8 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
         o.emplace_back(key("task_credit"), text(t.taskCredit, "progress"));
         if (t.taskMarginal == "added") // shown only where it is not the default
             o.emplace_back(key("task_marginal"), key("added"));
-        if (t.kindCredit == "expected")
-            o.emplace_back(key("kind_credit"), key("expected"));
+        if (!t.kindCredit.empty() && t.kindCredit != "sampled")
+            o.emplace_back(key("kind_credit"), text(t.kindCredit));
     }
     if (t.tieWindowSteps < 0) // only shown where it was on: runs before 2026-12-06 lack it
         o.emplace_back(key("tie_window"), key("all"));

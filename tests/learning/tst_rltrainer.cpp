@@ -15,6 +15,7 @@
 #include "scenario.h"
 #include "modelprofile.h"
 #include "stateencoder.h"
+#include "trainingrecipe.h"
 #include "simulator.h"
 #include "scheduler.h"
 
@@ -40,6 +41,43 @@ QString refusal(const RlOptions &o)
         return QString::fromStdString(e.what());
     }
     return QString();
+}
+
+// A sample from a real slot of dl2-small with a window row that allows all three kinds of
+// task, and that row (nullopt, -1 when the first slot has none).
+std::pair<std::optional<Sample>, int> stateWithFullRow(const Scenario &sc, const ProfileSet &profiles,
+                                                       const PolicySpec &spec, const ParameterSet &start)
+{
+    std::optional<Sample> x;
+    int row = -1;
+    Dl2Policy policy(spec, std::make_shared<const ParameterSet>(start), 3);
+    ActorOptions actor;
+    actor.sample = true;
+    actor.onDecision = [&](const EncodedState &s, int action, float, int) {
+        for (int r = 0; r < s.rows && !x; ++r)
+            if (s.jobIndex[size_t(r)] >= 0 && s.mask[size_t(3 * r)] && s.mask[size_t(3 * r + 1)] &&
+                s.mask[size_t(3 * r + 2)]) {
+                x = Sample::fromState(s, action);
+                row = r;
+            }
+    };
+    policy.setActor(std::move(actor));
+    Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+    sim.step(policy);
+    return {x, row};
+}
+
+// The worker's share of the row's task probabilities in sample x's state: of all three
+// kinds, or with againstPs of the worker and the PS only.
+double rowWorkerShare(const PolicySpec &spec, const Sample &x, int row,
+                      std::shared_ptr<const ParameterSet> parameters, bool againstPs = false)
+{
+    EncodedState s;
+    x.toState(spec, s);
+    std::vector<float> p;
+    PolicyNetwork(spec, std::move(parameters)).probabilities(s, p);
+    const double worker = p[size_t(3 * row)], ps = p[size_t(3 * row + 1)];
+    return worker / (worker + ps + (againstPs ? 0.0 : p[size_t(3 * row + 2)]));
 }
 
 } // namespace
@@ -636,34 +674,14 @@ private Q_SLOTS:
         const ProfileSet profiles = ProfileSet::reference();
         const PolicySpec spec = smallDl2();
         const ParameterSet start = initialParameters(spec, 7);
-        // A state from a real slot with a row that allows all three kinds.
-        std::optional<Sample> x;
-        int row = -1;
-        Dl2Policy policy(spec, std::make_shared<const ParameterSet>(start), 3);
-        ActorOptions actor;
-        actor.sample = true;
-        actor.onDecision = [&](const EncodedState &s, int action, float, int) {
-            for (int r = 0; r < s.rows && !x; ++r)
-                if (s.jobIndex[size_t(r)] >= 0 && s.mask[size_t(3 * r)] && s.mask[size_t(3 * r + 1)] &&
-                    s.mask[size_t(3 * r + 2)]) {
-                    x = Sample::fromState(s, action);
-                    row = r;
-                }
-        };
-        policy.setActor(std::move(actor));
-        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
-        sim.step(policy);
+        auto [x, row] = stateWithFullRow(sc, profiles, spec, start);
         QVERIFY(x);
         x->action = 3 * row + 1; // a PS
         x->ret = 0.0f;
         x->taskRet = 0.0f;
         x->kindRet = {1.0f, 0.0f, 0.2f}; // a worker would have gained most
         auto workerShare = [&](std::shared_ptr<const ParameterSet> parameters) {
-            EncodedState s;
-            x->toState(spec, s);
-            std::vector<float> p;
-            PolicyNetwork(spec, std::move(parameters)).probabilities(s, p);
-            return p[size_t(3 * row)] / (p[size_t(3 * row)] + p[size_t(3 * row + 1)] + p[size_t(3 * row + 2)]);
+            return rowWorkerShare(spec, *x, row, std::move(parameters));
         };
         auto trained = [&](bool expected) {
             Learner learner(spec, 1e-2, 7);
@@ -701,6 +719,76 @@ private Q_SLOTS:
         for (const auto &point : r.curve)
             QVERIFY(std::isfinite(point.trainLoss));
         QCOMPARE(readCheckpoint(o.output, PolicyKind::Dl2).info.kindCredit, std::string("expected"));
+    }
+
+    // --kind-credit expected-balanced: each job type's kind terms carry the same total weight.
+    // Nine samples of one type, where a PS gains most, and one of another, where a worker
+    // does, all in the same state (so the network cannot tell them apart): the plain expected
+    // credit follows the nine and the row's worker share against the PS goes to nothing;
+    // balanced, the two types pull equally and both kinds keep a share.
+    void balancedKindCreditWeighsEachTypeEqually()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = smallDl2();
+        const ParameterSet start = initialParameters(spec, 7);
+        auto [x, row] = stateWithFullRow(sc, profiles, spec, start);
+        QVERIFY(x);
+        x->action = 3 * row + 1;
+        x->ret = 0.0f;
+        x->taskRet = 0.0f;
+        Sample common = *x, rare = *x;
+        common.jobType = 0;
+        common.kindRet = {0.0f, 1.0f, 0.0f}; // a PS gains most
+        rare.jobType = 3;
+        rare.kindRet = {1.0f, 0.0f, 0.0f}; // a worker gains most
+        std::vector<const Sample *> batch(9, &common);
+        batch.push_back(&rare);
+        auto share = [&](std::shared_ptr<const ParameterSet> parameters) {
+            return rowWorkerShare(spec, *x, row, std::move(parameters), true);
+        };
+        auto trained = [&](bool balanced) {
+            Learner learner(spec, 1e-2, 7);
+            RlLossOptions o;
+            o.split = true;
+            o.kindExpected = true;
+            o.kindBalanced = balanced;
+            o.useValue = false;
+            o.entropyWeight = 0.0;
+            for (int step = 0; step < 20; ++step)
+                learner.rlUpdate(batch, std::vector<float>(batch.size(), 0.1f), o);
+            return share(learner.parameters());
+        };
+        const double before = share(std::make_shared<const ParameterSet>(start));
+        const double plain = trained(false), balanced = trained(true);
+        qInfo("P(worker) / (P(worker) + P(PS)) in the row %.3f, after 20 updates: expected %.3f, "
+              "expected-balanced %.3f", before, plain, balanced);
+        QVERIFY2(plain < before - 0.2, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(plain)));
+        // Neither type wins outright (the two pulls cancel only to first order: the row's
+        // mix still drifts, as the bundle they both push down leaves it).
+        QVERIFY2(balanced > 0.25 && balanced < 0.75, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(balanced)));
+
+        // A short run with it is recorded as such, and shown in the recipe.
+        QTemporaryDir dir;
+        RlOptions o;
+        o.scenario = "dl2-small";
+        o.spec = spec;
+        o.steps = 10;
+        o.criticWarmup = 2;
+        o.validateEvery = 10;
+        o.validationSeeds = {100};
+        o.kindCredit = "expected-balanced";
+        QVERIFY(refusal(o).contains(QStringLiteral("--kind-credit expected-balanced compares")));
+        o.taskMarginal = "added";
+        o.output = dir.path().toStdString() + "/balanced.dl2ckpt";
+        RlTrainer(o).run();
+        const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
+        QCOMPARE(info.kindCredit, std::string("expected-balanced"));
+        bool shown = false;
+        for (const RecipeItem &item : trainingRecipe(info))
+            shown = shown || (item.first == QStringLiteral("kind_credit") &&
+                              item.second.toString() == QStringLiteral("expected-balanced"));
+        QVERIFY(shown);
     }
 
     void unknownAblationIsAnError()
