@@ -51,6 +51,9 @@ QStringList TrainingRequest::arguments() const
         a << QStringLiteral("--exploration") << exploration;
         if (taskCredit != QLatin1String("progress"))
             a << QStringLiteral("--task-credit") << taskCredit;
+        if (kindCredit != QLatin1String("sampled"))
+            a << QStringLiteral("--task-marginal") << QStringLiteral("added")
+              << QStringLiteral("--kind-credit") << kindCredit;
         // The second stage of SL, then RL: the actor-critic keeps the warm-up's tied weights
         // tied (a warm-up trained untied is refused by the trainer).
         if (tieWindow && policy == QLatin1String("dl2"))

@@ -34,6 +34,11 @@ struct TrainingRequest
     // rl: how the choice of task is credited, "progress" (the paper's reward) or "remaining"
     // (weighted by what the job has left); passed only when not the default.
     QString taskCredit = QStringLiteral("progress");
+    // rl, dl2: how the kind of task (worker, PS, bundle) chosen for a job is credited:
+    // "sampled" (the chosen task's own return, the default), "expected" (every kind's exact
+    // gain at the allocation it was added to) or "expected-balanced" (the same, each job type
+    // weighted equally); the last two are passed with the `--task-marginal added` they need.
+    QString kindCredit = QStringLiteral("sampled");
     // rl: the shuffled-advantage control (`--control`): the same run with each batch's
     // advantages shuffled, so any gain the real run shows over it is learnt, not drift.
     bool control = false;

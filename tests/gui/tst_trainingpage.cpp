@@ -404,9 +404,29 @@ void TestTrainingPage::formBecomesTheCommand()
              qPrintable(line));
     QCOMPARE(page.run()->request().taskCredit, QStringLiteral("remaining"));
 
+    // The kind credits beyond the paper come with the task marginal they need; not for
+    // dl2-plus, and not in SL.
+    auto *kind = page.findChild<QComboBox *>(QStringLiteral("trainingKindCredit"));
+    auto *kindPolicy = page.findChild<QComboBox *>(QStringLiteral("trainingPolicy"));
+    QVERIFY(kind && kindPolicy);
+    QVERIFY(kind->isEnabled());
+    QVERIFY2(!line.contains(QStringLiteral("--kind-credit")) && !line.contains(QStringLiteral("--task-marginal")),
+             qPrintable(line));
+    kind->setCurrentIndex(kind->findData(QStringLiteral("expected-balanced")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--task-marginal added --kind-credit expected-balanced")),
+             qPrintable(line));
+    kindPolicy->setCurrentIndex(kindPolicy->findText(QStringLiteral("dl2-plus")));
+    QVERIFY(!kind->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(!line.contains(QStringLiteral("--kind-credit")), qPrintable(line));
+    kindPolicy->setCurrentIndex(kindPolicy->findText(QStringLiteral("dl2")));
+    kind->setCurrentIndex(kind->findData(QStringLiteral("sampled")));
+
     algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("sl")));
     QVERIFY(!credit->isEnabled());
     QVERIFY(!exploration->isEnabled());
+    QVERIFY(!kind->isEnabled());
     line = startAndReadArguments();
     QVERIFY2(line.startsWith(QStringLiteral("sl ")), qPrintable(line));
     QVERIFY2(!line.contains(QStringLiteral("--task-credit")) &&
