@@ -486,6 +486,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("task-credit"), opt("--credit split: how the choice of task is credited: progress (default: its counterfactual share of the slot's normalised progress, the paper's reward) or remaining (the same divided by its job's remaining share, at most 20x: shortest-remaining-time weighting)."), opt("NAME")});
     p.addOption({opt("task-marginal"), opt("--credit split: where a task's counterfactual is taken: final (default: its job's progress with its final allocation minus without that task, so every task of a kind gets the last one's gain) or added (its job's gain from it at the allocation it was added to: the first worker of a job is credited with what the first worker adds)."), opt("WHERE")});
     p.addOption({opt("kind-credit"), opt("--credit split with --task-marginal added: how the kind of task chosen for a job is credited: sampled (default: the chosen task's return against the batch mean, like the choice of job) or expected (beyond the paper: every kind's exact return at that allocation, so the choice of kind gets the all-actions gradient and a job's kinds are compared with each other) or expected-balanced (the same, each job type's kind terms weighted to the same total in every batch, so rare types are not taught the common types' kind)."), opt("NAME")});
+    p.addOption({opt("row-credit"), opt("--credit split with --task-marginal added: how the choice of job is credited: sampled (default: the chosen task's return) or expected (beyond the paper: every task of every window row is credited with its exact gain at the allocations when the decision was taken, and the choice among them gets the all-actions gradient) or expected-stop (also stop or continue: stop with 0, continue with the expected gain of the task it would add, in place of the slot return against the critic)."), opt("NAME")});
     p.addOption({opt("exploration"), opt("Job-aware exploration rules: paper (default: the corrective task in poor states, with probability --epsilon) or reference (the authors' code: far more overrides)."), opt("RULES")});
     p.addOption({opt("stop-epsilon"), opt("Probability that a decision is replaced by stop during training (default 0)."), opt("X")});
     p.addOption({opt("kind-epsilon"), opt("dl2, beyond the paper: probability that the task a training decision adds is replaced by one of its job's allowed tasks (worker, PS, bundle) drawn uniformly, so every kind keeps being tried on every job type (default 0)."), opt("X")});
@@ -569,6 +570,8 @@ int runRl(const QStringList &args)
             o.taskMarginal = p.value(opt("task-marginal")).toStdString();
         if (p.isSet(opt("kind-credit")))
             o.kindCredit = p.value(opt("kind-credit")).toStdString();
+        if (p.isSet(opt("row-credit")))
+            o.rowCredit = p.value(opt("row-credit")).toStdString();
         if (p.isSet(opt("exploration")))
             o.exploration = explorationFromString(p.value(opt("exploration")).toStdString());
         // The code's rules fire with their own probabilities: a value here would be ignored.

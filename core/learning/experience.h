@@ -57,6 +57,16 @@ struct Sample
                                  std::numeric_limits<float>::quiet_NaN()};
     // Kind credit "expected-balanced": the acted-on job's type (JobState::type), -1 unknown.
     std::int16_t jobType = -1;
+    // Row credit "expected": the window rows with an allowed task when the decision was taken,
+    // with their job and its allocation then (kept until the slot ends), and from them the
+    // exact return of every task action of the layout (3 x rows; NaN where not allowed).
+    struct RowAllocation
+    {
+        std::int16_t row = 0, ps = 0, workers = 0;
+        std::int32_t job = -1;
+    };
+    std::vector<RowAllocation> rowAllocations;
+    std::vector<float> actionRet;
     int env = 0;
     // SL "set" labels: a distribution over the 3 x rows + 1 actions (empty: one-hot `action`).
     std::vector<float> target;

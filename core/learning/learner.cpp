@@ -686,6 +686,14 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     auto b = makeBatch(m_impl->spec, samples);
     std::vector<float> ret(size_t(B), 0.0f), mu(size_t(B), 1.0f), w(weights);
     std::vector<float> taskRet(size_t(B), 0.0f), hasTask(size_t(B), 0.0f), kindRet(size_t(B) * 3, 0.0f);
+    // Row credit "expected": every task action's return (0 where not allowed) and which
+    // samples have them.
+    const int taskActions = samples.front()->rows * 3;
+    std::vector<float> actionRet, hasActions;
+    if (o.rowExpected) {
+        actionRet.assign(size_t(B) * size_t(taskActions), 0.0f);
+        hasActions.assign(size_t(B), 0.0f);
+    }
     double taskSum = 0.0;
     int taskCount = 0;
     for (int i = 0; i < B; ++i) {
@@ -700,6 +708,12 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
                     kindRet[size_t(i) * 3 + k] = x.kindRet[k];
             taskSum += x.taskRet;
             ++taskCount;
+        }
+        if (o.rowExpected && int(x.actionRet.size()) == taskActions) {
+            hasActions[size_t(i)] = 1.0f;
+            for (int a = 0; a < taskActions; ++a)
+                if (std::isfinite(x.actionRet[size_t(a)]))
+                    actionRet[size_t(i) * size_t(taskActions) + size_t(a)] = x.actionRet[size_t(a)];
         }
     }
     auto R = torch::from_blob(ret.data(), {B}).clone();
@@ -738,7 +752,29 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
         const float mean = taskCount > 0 ? float(taskSum / taskCount) : 0.0f;
         taskAdv = (T - mean) * H;
         const float scale = float(o.taskAdvantageScale);
-        if (o.kindExpected) {
+        if (o.rowExpected) {
+            // Which task, given that the policy continues: sum_a pi(a | continue) G_a over
+            // every task of the window, differentiated through pi (the all-actions gradient).
+            // Stop or continue (stopExpected): pi(continue) x the expected G of continuing,
+            // stop's being 0.
+            auto G = torch::from_blob(actionRet.data(), {B, long(taskActions)}).clone();
+            auto Ha = torch::from_blob(hasActions.data(), {B}).clone();
+            auto logTask = logp.narrow(1, 0, taskActions) - logCont.unsqueeze(1);
+            auto pTask = logTask.exp();
+            auto expectedG = (pTask.detach() * G).sum(1);
+            const float n = std::max(1.0f, Ha.sum().item<float>());
+            taskAdv = (expectedG - (expectedG * Ha).sum() / n) * Ha;
+            auto usedG = perm.defined() ? shuffledAmong(G, Ha, perm) : G;
+            auto taskTerm = (pTask * usedG).sum(1);
+            if (o.kindBalanced)
+                taskTerm = taskTerm * typeBalance(samples, hasTask);
+            torch::Tensor stopTerm = advN * level1;
+            if (o.stopExpected) {
+                auto usedE = perm.defined() ? shuffledAmong(expectedG, Ha, perm) : expectedG;
+                stopTerm = scale * Ha * logCont.exp() * usedE;
+            }
+            gain = rho * (stopTerm + scale * Ha * taskTerm);
+        } else if (o.kindExpected) {
             // Which row: its expected return under the row's kind mix against the batch mean,
             // on log pi(row | continue). Which kind: sum_k pi(k | row) G_k, differentiated
             // through pi (the all-actions gradient; its baseline is implicit).

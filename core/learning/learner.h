@@ -46,6 +46,14 @@ struct RlLossOptions
     // "expected-balanced"). The common types otherwise teach the tied network the kind the
     // rare ones get.
     bool kindBalanced = false;
+    // Split with Sample::actionRet (RlOptions::rowCredit "expected"): the choice of task given
+    // that the policy continues gets the all-actions gradient of sum_a pi(a | continue)
+    // actionRet_a over every task of the window, in every sample that has them; replaces the
+    // row and kind terms. stopExpected ("expected-stop"): stop or continue is credited the
+    // same way, stop with 0 (it adds nothing) and continue with that expected return,
+    // instead of the slot return against V.
+    bool rowExpected = false;
+    bool stopExpected = false;
     double taskAdvantageScale = 1.0;
     // Control runs: when non-empty (size = batch), sample i's policy-gradient advantages are
     // those of sample permutation[i], which keeps their distribution and destroys their

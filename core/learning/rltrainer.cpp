@@ -14,6 +14,8 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <limits>
+#include <unordered_map>
 
 namespace dl2 {
 
@@ -170,6 +172,8 @@ private:
     bool m_taskAdded = false;
     bool m_kindExpected = false; // kind credit "expected" or "expected-balanced"
     bool m_kindBalanced = false; // kind credit "expected-balanced"
+    bool m_rowExpected = false;  // row credit "expected" or "expected-stop"
+    bool m_stopExpected = false; // row credit "expected-stop"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
     std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
@@ -234,6 +238,8 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.split = m_split;
     m_loss.kindExpected = m_kindExpected;
     m_loss.kindBalanced = m_kindBalanced;
+    m_loss.rowExpected = m_rowExpected;
+    m_loss.stopExpected = m_stopExpected;
     m_loss.klWeight = o.klWeight;
 }
 
@@ -330,6 +336,16 @@ void ActorCritic::settleOptions()
     if (m_kindExpected && !m_taskAdded)
         throw Error("--kind-credit " + o.kindCredit + " compares a job's tasks at the allocation the task "
                     "was added to: it needs --task-marginal added (and --credit split)");
+    if (o.rowCredit != "sampled" && o.rowCredit != "expected" && o.rowCredit != "expected-stop")
+        throw Error("unknown row credit '" + o.rowCredit + "' (known: sampled, expected, expected-stop)");
+    m_rowExpected = o.rowCredit != "sampled";
+    m_stopExpected = o.rowCredit == "expected-stop";
+    if (m_rowExpected && !m_taskAdded)
+        throw Error("--row-credit " + o.rowCredit + " credits every task at the allocation its job had "
+                    "when the decision was taken: it needs --task-marginal added (and --credit split)");
+    if (m_rowExpected && m_spec.kind != PolicyKind::Dl2)
+        throw Error("--row-credit " + o.rowCredit + " applies to the faithful dl2 network only, whose "
+                    "window rows each hold a job's worker, PS and bundle");
     if ((o.kindEpsilon > 0.0 || o.kindEntropyWeight > 0.0 || m_kindExpected) && m_spec.kind != PolicyKind::Dl2)
         throw Error("--kind-epsilon, --kind-entropy and --kind-credit " +
                     std::string(m_kindExpected ? o.kindCredit : "expected") +
@@ -413,7 +429,8 @@ void ActorCritic::makeEnvironments()
         actor.kindEpsilon = o.kindEpsilon;
         Env *ep = &e;
         const double keep = m_episodic && !m_vine ? o.episodeKeep : 1.0;
-        actor.onDecision = [ep, keep](const EncodedState &s, int action, float mu, int job) {
+        const bool rows = m_rowExpected;
+        actor.onDecision = [ep, keep, rows](const EncodedState &s, int action, float mu, int job) {
             if (!ep->record || (keep < 1.0 && ep->keep.uniform() >= keep))
                 return;
             Sample x = Sample::fromState(s, action);
@@ -423,6 +440,13 @@ void ActorCritic::makeEnvironments()
             if (job >= 0) {
                 x.psBefore = std::int16_t(ep->sim->jobs()[size_t(job)].ps);
                 x.workersBefore = std::int16_t(ep->sim->jobs()[size_t(job)].workers);
+            }
+            for (int r = 0; rows && r < s.rows; ++r) {
+                const int j = s.jobIndex[size_t(r)];
+                if (j >= 0 && (s.mask[size_t(3 * r)] || s.mask[size_t(3 * r + 1)] || s.mask[size_t(3 * r + 2)])) {
+                    const JobState &js = ep->sim->jobs()[size_t(j)];
+                    x.rowAllocations.push_back({std::int16_t(r), std::int16_t(js.ps), std::int16_t(js.workers), j});
+                }
             }
             ep->current.push_back(std::move(x));
         };
@@ -451,6 +475,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.taskCredit = o.taskCredit;
     info.taskMarginal = o.taskMarginal;
     info.kindCredit = o.kindCredit;
+    info.rowCredit = o.rowCredit;
     info.valueLearningRate = o.valueLearningRate;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;
@@ -507,9 +532,36 @@ void ActorCritic::creditReturns(Env &e, double r)
                                             std::max(1e-9, e.sim->jobs()[size_t(x.jobIndex)].totalEpochs))
                                     : float(meanProgress);
     } else {
+        // Row credit "expected": a job's slot progress at each allocation it was seen with,
+        // computed once per slot.
+        std::unordered_map<std::uint64_t, double> progress;
+        const auto progressAt = [&](int job, int ps, int workers) {
+            const std::uint64_t key = (std::uint64_t(job) << 32) | (std::uint64_t(ps) << 16) | std::uint64_t(workers);
+            auto it = progress.find(key);
+            if (it == progress.end())
+                it = progress.emplace(key, e.sim->slotProgress(job, ps, workers)).first;
+            return it->second;
+        };
         for (size_t n = 0; n < e.current.size(); ++n) {
             Sample &x = e.current[n];
             x.ret = float(r);
+            if (m_rowExpected) {
+                x.actionRet.assign(size_t(3 * x.rows), std::numeric_limits<float>::quiet_NaN());
+                for (const Sample::RowAllocation &a : x.rowAllocations) {
+                    const JobState &j = e.sim->jobs()[size_t(a.job)];
+                    const double weight = m_taskRemaining ? taskCreditWeight(j) : 1.0;
+                    const double base = progressAt(a.job, a.ps, a.workers);
+                    for (int k = 0; k < 3; ++k) {
+                        if (!x.mask[size_t(3 * a.row + k)])
+                            continue;
+                        const int dp = k == 0 ? 0 : 1, dw = k == 1 ? 0 : 1; // worker, PS, bundle
+                        x.actionRet[size_t(3 * a.row + k)] =
+                            float(weight * (progressAt(a.job, a.ps + dp, a.workers + dw) - base) * m_rewardScale);
+                    }
+                }
+                x.rowAllocations.clear();
+                x.rowAllocations.shrink_to_fit();
+            }
             if (!m_split || x.jobIndex < 0)
                 continue;
             // "added": the slot's last task was not added when its job did not grow (the

@@ -127,6 +127,14 @@ struct RlOptions
     // kindBalanced), so that a type met in 1 % of the decisions is not taught the kind that
     // suits the type met in half of them.
     std::string kindCredit = "sampled";
+    // --credit split with --task-marginal added: how the choice of job is credited. "sampled"
+    // (default): the chosen task's return (kindCredit says how its kind is). "expected"
+    // (beyond the paper): every task of every window row is credited with its exact gain at
+    // the allocations when the decision was taken, so the choice among all of them gets the
+    // all-actions gradient. "expected-stop": also stop or continue, stop with 0 and continue
+    // with the expected gain of the task the policy would add (no critic in the policy's
+    // gradient: a one-step view that, on an uncontended cluster, adds every task that gains).
+    std::string rowCredit = "sampled";
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
     int vineStreams = 1;          // vine: random streams each allocation is played on with
