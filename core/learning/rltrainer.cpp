@@ -68,6 +68,18 @@ float taskCounterfactual(const Simulator &sim, const Sample &x, bool remaining, 
 
 namespace {
 
+// Throws "unknown WHAT 'value' (known: a, b, c)" unless value is one of `known`.
+void checkKnown(const char *what, const std::string &value, std::initializer_list<const char *> known)
+{
+    std::string list;
+    for (const char *k : known) {
+        if (value == k)
+            return;
+        list += (list.empty() ? "" : ", ") + std::string(k);
+    }
+    throw Error("unknown " + std::string(what) + " '" + value + "' (known: " + list + ")");
+}
+
 bool has(const std::vector<std::string> &v, const char *name)
 {
     return std::find(v.begin(), v.end(), name) != v.end();
@@ -326,18 +338,15 @@ void ActorCritic::settleOptions()
     m_perAction = has(o.ablations, "per-action-reward");
     checkTaskCredit(o.taskCredit);
     m_taskRemaining = o.taskCredit == "remaining";
-    if (o.taskMarginal != "final" && o.taskMarginal != "added")
-        throw Error("unknown task marginal '" + o.taskMarginal + "' (known: final, added)");
+    checkKnown("task marginal", o.taskMarginal, {"final", "added"});
     m_taskAdded = o.taskMarginal == "added";
-    if (o.kindCredit != "sampled" && o.kindCredit != "expected" && o.kindCredit != "expected-balanced")
-        throw Error("unknown kind credit '" + o.kindCredit + "' (known: sampled, expected, expected-balanced)");
+    checkKnown("kind credit", o.kindCredit, {"sampled", "expected", "expected-balanced"});
     m_kindExpected = o.kindCredit != "sampled";
     m_kindBalanced = o.kindCredit == "expected-balanced";
     if (m_kindExpected && !m_taskAdded)
         throw Error("--kind-credit " + o.kindCredit + " compares a job's tasks at the allocation the task "
                     "was added to: it needs --task-marginal added (and --credit split)");
-    if (o.rowCredit != "sampled" && o.rowCredit != "expected" && o.rowCredit != "expected-stop")
-        throw Error("unknown row credit '" + o.rowCredit + "' (known: sampled, expected, expected-stop)");
+    checkKnown("row credit", o.rowCredit, {"sampled", "expected", "expected-stop"});
     m_rowExpected = o.rowCredit != "sampled";
     m_stopExpected = o.rowCredit == "expected-stop";
     if (m_rowExpected && !m_taskAdded)

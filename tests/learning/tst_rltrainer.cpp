@@ -68,6 +68,28 @@ std::pair<std::optional<Sample>, int> stateWithFullRow(const Scenario &sc, const
     return {x, row};
 }
 
+// A 10-update actor-critic run on dl2-small with this network, validated once on seed 100.
+RlOptions tenUpdatesOnSmall(const PolicySpec &spec)
+{
+    RlOptions o;
+    o.scenario = "dl2-small";
+    o.spec = spec;
+    o.steps = 10;
+    o.criticWarmup = 2;
+    o.validateEvery = 10;
+    o.validationSeeds = {100};
+    return o;
+}
+
+// Whether the recipe shown for a run (dl2 policy show, the Training page) has key = value.
+bool recipeShows(const TrainingInfo &info, const char *key, const char *value)
+{
+    for (const RecipeItem &item : trainingRecipe(info))
+        if (item.first == QLatin1String(key) && item.second.toString() == QLatin1String(value))
+            return true;
+    return false;
+}
+
 // The worker's share of the row's task probabilities in sample x's state: of all three
 // kinds, or with againstPs of the worker and the PS only.
 double rowWorkerShare(const PolicySpec &spec, const Sample &x, int row,
@@ -702,13 +724,7 @@ private Q_SLOTS:
         QVERIFY2(expected > before + 0.3, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(expected)));
 
         QTemporaryDir dir;
-        RlOptions o;
-        o.scenario = "dl2-small";
-        o.spec = spec;
-        o.steps = 10;
-        o.criticWarmup = 2;
-        o.validateEvery = 10;
-        o.validationSeeds = {100};
+        RlOptions o = tenUpdatesOnSmall(spec);
         o.kindCredit = "expected";
         QVERIFY(refusal(o).contains(QStringLiteral("needs --task-marginal added")));
         o.kindCredit = "somehow";
@@ -771,13 +787,7 @@ private Q_SLOTS:
 
         // A short run with it is recorded as such, and shown in the recipe.
         QTemporaryDir dir;
-        RlOptions o;
-        o.scenario = "dl2-small";
-        o.spec = spec;
-        o.steps = 10;
-        o.criticWarmup = 2;
-        o.validateEvery = 10;
-        o.validationSeeds = {100};
+        RlOptions o = tenUpdatesOnSmall(spec);
         o.kindCredit = "expected-balanced";
         QVERIFY(refusal(o).contains(QStringLiteral("--kind-credit expected-balanced compares")));
         o.taskMarginal = "added";
@@ -785,11 +795,7 @@ private Q_SLOTS:
         RlTrainer(o).run();
         const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
         QCOMPARE(info.kindCredit, std::string("expected-balanced"));
-        bool shown = false;
-        for (const RecipeItem &item : trainingRecipe(info))
-            shown = shown || (item.first == QStringLiteral("kind_credit") &&
-                              item.second.toString() == QStringLiteral("expected-balanced"));
-        QVERIFY(shown);
+        QVERIFY(recipeShows(info, "kind_credit", "expected-balanced"));
     }
 
     // --row-credit expected: every task of the window is credited with its exact gain, so
@@ -859,13 +865,7 @@ private Q_SLOTS:
 
         // A short run records it and shows it in the recipe; the errors.
         QTemporaryDir dir;
-        RlOptions o;
-        o.scenario = "dl2-small";
-        o.spec = spec;
-        o.steps = 10;
-        o.criticWarmup = 2;
-        o.validateEvery = 10;
-        o.validationSeeds = {100};
+        RlOptions o = tenUpdatesOnSmall(spec);
         o.rowCredit = "expected-stop";
         QVERIFY(refusal(o).contains(QStringLiteral("--row-credit expected-stop credits every task")));
         o.rowCredit = "everywhere";
@@ -878,11 +878,7 @@ private Q_SLOTS:
             QVERIFY(std::isfinite(point.trainLoss));
         const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
         QCOMPARE(info.rowCredit, std::string("expected-stop"));
-        bool shown = false;
-        for (const RecipeItem &item : trainingRecipe(info))
-            shown = shown || (item.first == QStringLiteral("row_credit") &&
-                              item.second.toString() == QStringLiteral("expected-stop"));
-        QVERIFY(shown);
+        QVERIFY(recipeShows(info, "row_credit", "expected-stop"));
         RlOptions plus;
         plus.scenario = "dl2-small";
         plus.kind = PolicyKind::Dl2Plus;
