@@ -19,25 +19,42 @@
 
 namespace dl2 {
 
+namespace {
+
+// Throws "unknown WHAT 'value' (known: a, b, c)" unless value is one of `known`.
+void checkKnown(const char *what, const std::string &value, std::initializer_list<const char *> known)
+{
+    std::string list;
+    for (const char *k : known) {
+        if (value == k)
+            return;
+        list += (list.empty() ? "" : ", ") + std::string(k);
+    }
+    throw Error("unknown " + std::string(what) + " '" + value + "' (known: " + list + ")");
+}
+
+// The PSs and workers a task of this kind adds to its job.
+std::pair<int, int> taskDelta(TaskKind kind)
+{
+    return {kind == TaskKind::Worker ? 0 : 1, kind == TaskKind::Ps ? 0 : 1};
+}
+
+} // namespace
+
 void checkAblations(const std::vector<std::string> &ablations)
 {
     for (const auto &a : ablations)
-        if (a != "no-value" && a != "no-exploration" && a != "no-replay" && a != "per-action-reward")
-            throw Error("unknown ablation '" + a +
-                        "' (known: no-value, no-exploration, no-replay, per-action-reward)");
+        checkKnown("ablation", a, {"no-value", "no-exploration", "no-replay", "per-action-reward"});
 }
 
 void checkCredit(const std::string &credit)
 {
-    if (credit != "slot" && credit != "split" && credit != "episode" && credit != "episode-job" &&
-        credit != "vine")
-        throw Error("unknown credit '" + credit + "' (known: slot, split, episode, episode-job, vine)");
+    checkKnown("credit", credit, {"slot", "split", "episode", "episode-job", "vine"});
 }
 
 void checkTaskCredit(const std::string &taskCredit)
 {
-    if (taskCredit != "progress" && taskCredit != "remaining")
-        throw Error("unknown task credit '" + taskCredit + "' (known: progress, remaining)");
+    checkKnown("task credit", taskCredit, {"progress", "remaining"});
 }
 
 double taskCreditWeight(const JobState &job)
@@ -56,9 +73,7 @@ double taskCreditWeight(const JobState &job)
 float taskCounterfactual(const Simulator &sim, const Sample &x, bool remaining, bool added)
 {
     const JobState &j = sim.jobs()[size_t(x.jobIndex)];
-    const TaskKind kind = actionKind(x.action);
-    const int dp = kind == TaskKind::Worker ? 0 : 1;
-    const int dw = kind == TaskKind::Ps ? 0 : 1;
+    const auto [dp, dw] = taskDelta(actionKind(x.action));
     const int index = x.jobIndex;
     const double weight = remaining ? taskCreditWeight(j) : 1.0;
     const int ps = added ? x.psBefore + dp : j.ps, workers = added ? x.workersBefore + dw : j.workers;
@@ -67,18 +82,6 @@ float taskCounterfactual(const Simulator &sim, const Sample &x, bool remaining, 
 }
 
 namespace {
-
-// Throws "unknown WHAT 'value' (known: a, b, c)" unless value is one of `known`.
-void checkKnown(const char *what, const std::string &value, std::initializer_list<const char *> known)
-{
-    std::string list;
-    for (const char *k : known) {
-        if (value == k)
-            return;
-        list += (list.empty() ? "" : ", ") + std::string(k);
-    }
-    throw Error("unknown " + std::string(what) + " '" + value + "' (known: " + list + ")");
-}
 
 bool has(const std::vector<std::string> &v, const char *name)
 {
@@ -563,7 +566,7 @@ void ActorCritic::creditReturns(Env &e, double r)
                     for (int k = 0; k < 3; ++k) {
                         if (!x.mask[size_t(3 * a.row + k)])
                             continue;
-                        const int dp = k == 0 ? 0 : 1, dw = k == 1 ? 0 : 1; // worker, PS, bundle
+                        const auto [dp, dw] = taskDelta(TaskKind(k));
                         x.actionRet[size_t(3 * a.row + k)] =
                             float(weight * (progressAt(a.job, a.ps + dp, a.workers + dw) - base) * m_rewardScale);
                     }
@@ -582,6 +585,8 @@ void ActorCritic::creditReturns(Env &e, double r)
             if (!m_kindExpected)
                 continue;
             x.jobType = std::int16_t(j.type);
+            if (m_rowExpected) // its gains replace the kind term: actionRet holds this row's too
+                continue;
             const int chosen = x.action, row = actionRow(chosen);
             for (int k = 0; k < 3; ++k)
                 if (x.mask[size_t(3 * row + k)]) {
