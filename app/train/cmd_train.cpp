@@ -71,7 +71,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
                  opt("dl2-plus: add each job's gap to its fastest setting on the cluster's speed "
                      "model (the measured table) to its features (policyspec.h).")});
     p.addOption({opt("weights-only"), opt("Do not store the optimizer state (small files for shipping).")});
-    p.addOption({opt("resume"), opt("Continue the run that wrote this checkpoint from its latest state, CKPT.resume (rewritten at every validation, at the end and on Ctrl-C; CKPT itself when there is none): weights, optimizer state, step, random-number state, best so far, curves (same options, --steps may grow; same world size, except ES)."), opt("CKPT")});
+    p.addOption({opt("resume"), opt("Continue the run that wrote this checkpoint from its latest state, CKPT.resume (rewritten at every validation, at the end and on Ctrl-C; CKPT itself when there is none): weights, optimizer state, step, random-number state, best so far, curves. Give the run's options again: any that differs from the recorded recipe is refused, by name (--steps may grow; same world size, except ES)."), opt("CKPT")});
     // Distributed training (README "Training on several machines").
     p.addOption({opt("world-size"), opt("Distributed: number of cooperating processes (ranks) on all hosts (default 1)."), opt("N"), opt("1")});
     p.addOption({opt("rank"), opt("Distributed: this process's rank, 0 to N-1; rank 0 holds the rendezvous store and alone writes the checkpoint and curves."), opt("R")});

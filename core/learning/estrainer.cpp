@@ -24,6 +24,7 @@
 #include "parallel.h"
 #include "rltrainer.h"
 #include "simulator.h"
+#include "trainingrecipe.h"
 
 #include <algorithm>
 #include <atomic>
@@ -138,7 +139,7 @@ public:
     TrainResult train(const TrainProgress &progress, const std::atomic<bool> *cancel);
 
 private:
-    void resume();
+    TrainingInfo resume();
     std::vector<std::shared_ptr<const ParameterSet>>
     members(const std::vector<std::vector<double>> &eps) const;
     std::vector<double> fitness(const std::vector<std::shared_ptr<const ParameterSet>> &params,
@@ -181,8 +182,9 @@ EvolutionStrategies::EvolutionStrategies(const RlOptions &options)
       m_threads(std::max(1, o.threads)), m_pool(m_threads), m_comm(o.comm.get()), m_theta(D, 0.0), m_m(D, 0.0),
       m_v(D, 0.0), m_rng(o.seed * 15485863 + 7), m_nextSeed(o.trainSeedBase)
 {
+    TrainingInfo resumedInfo; // how the resumed run was trained (checkResumedRecipe)
     if (!o.resume.empty())
-        resume();
+        resumedInfo = resume();
     TrainingInfo info = m_init.info;
     info.trainer = "rl-es";
     info.esPairs = o.esPairs;
@@ -192,6 +194,8 @@ EvolutionStrategies::EvolutionStrategies(const RlOptions &options)
     info.scenario = o.scenario;
     info.learningRate = o.learningRate;
     info.seed = o.seed;
+    if (!o.resume.empty())
+        checkResumedRecipe(resumedInfo, info, o.resume);
     m_result.checkpoint = o.output;
     // Weights only, and any world size resumes: the result does not depend on it.
     m_writer.emplace(o.output, m_spec, std::move(info), 0, false, o.resume.empty());
@@ -203,7 +207,7 @@ EvolutionStrategies::EvolutionStrategies(const RlOptions &options)
 
 // Directions and traces are the same at any world size: any world size resumes (the state is
 // written with world size 0, which checkResumeWorldSize accepts).
-void EvolutionStrategies::resume()
+TrainingInfo EvolutionStrategies::resume()
 {
     const Checkpoint c = readResumeCheckpoint(o.resume, o.kind);
     const ResumeState &r = c.info.resume;
@@ -219,6 +223,7 @@ void EvolutionStrategies::resume()
     m_result.bestValidationAvgJct = r.bestValidationAvgJct;
     m_result.bestStep = r.bestStep;
     m_result.curve = curveBefore(c);
+    return c.info;
 }
 
 TrainerState EvolutionStrategies::state() const

@@ -9,6 +9,7 @@
 #include "learner.h"
 #include "modelprofile.h"
 #include "parallel.h"
+#include "trainingrecipe.h"
 
 #include <algorithm>
 #include <array>
@@ -181,6 +182,7 @@ private:
     std::unique_ptr<Learner> m_learner;
     PolicySpec m_spec;
     std::optional<ResumeState> m_resumed;
+    TrainingInfo m_resumedInfo; // how the resumed run was trained (checkResumedRecipe)
     // Settled options.
     bool m_startValueTrained = false; // the start checkpoint's value network was trained
     bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false, m_taskRemaining = false;
@@ -230,6 +232,8 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_params = m_learner->parameters();
     makeEnvironments();
     m_result.checkpoint = o.output;
+    if (m_resumed)
+        checkResumedRecipe(m_resumedInfo, trainingInfo(), o.resume);
     m_writer.emplace(o.output, m_spec, trainingInfo(), m_world, o.saveOptimizer, !m_resumed);
     if (m_resumed) {
         m_result.bestValidationAvgJct = m_resumed->bestValidationAvgJct;
@@ -275,6 +279,7 @@ void ActorCritic::loadNetworks()
         startTieWindowSteps = c.info.tieWindowSteps;
         m_learner = std::make_unique<Learner>(c, o.learningRate, true, o.valueLearningRate);
         m_resumed = c.info.resume;
+        m_resumedInfo = c.info;
         m_result.curve = curveBefore(c);
         if (o.klWeight > 0 && !o.init.empty())
             warmUp = readCheckpoint(o.init, o.kind).parameters;

@@ -8,6 +8,7 @@
 #include "learner.h"
 #include "modelprofile.h"
 #include "teacherrecorder.h"
+#include "trainingrecipe.h"
 #include "windowteacher.h"
 
 #include <chrono>
@@ -243,6 +244,8 @@ Imitation::Imitation(const SlOptions &options)
     info.teacherOrder = o.teacherOrder;
     info.tieWindowSteps = o.tieWindowSteps;
     info.valueTrained = m_initCheckpoint && m_initCheckpoint->info.valueTrained; // SL leaves it
+    if (m_resumed)
+        checkResumedRecipe(m_initCheckpoint->info, info, o.resume);
     m_writer.emplace(o.output, m_spec, std::move(info), m_world, o.saveOptimizer, !m_resumed);
 }
 

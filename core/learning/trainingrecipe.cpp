@@ -1,6 +1,10 @@
 #include "trainingrecipe.h"
 
+#include "error.h"
+
 #include <QJsonArray>
+
+#include <map>
 
 namespace dl2 {
 
@@ -77,6 +81,78 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
               batch,
               buffer});
     return o;
+}
+
+namespace {
+
+// The command-line option that sets a recipe item, where it is not the item's name with '-'.
+QString optionOf(const QString &key)
+{
+    static const std::map<QString, QString> renamed{
+        {QStringLiteral("learning_rate"), QStringLiteral("--lr")},
+        {QStringLiteral("batch_size"), QStringLiteral("--batch")},
+        {QStringLiteral("buffer_size"), QStringLiteral("--buffer")},
+        {QStringLiteral("entropy_weight"), QStringLiteral("--entropy")},
+        {QStringLiteral("kind_entropy_weight"), QStringLiteral("--kind-entropy")},
+        {QStringLiteral("value_learning_rate"), QStringLiteral("--value-lr")},
+        {QStringLiteral("ablations"), QStringLiteral("--ablation")}};
+    const auto it = renamed.find(key);
+    return it != renamed.end() ? it->second
+                               : QStringLiteral("--") + QString(key).replace(QLatin1Char('_'), QLatin1Char('-'));
+}
+
+QString shown(const QJsonValue &v)
+{
+    switch (v.type()) {
+    case QJsonValue::Undefined:
+        return QStringLiteral("not set");
+    case QJsonValue::Bool:
+        return v.toBool() ? QStringLiteral("on") : QStringLiteral("off");
+    case QJsonValue::Double:
+        return QString::number(v.toDouble(), 'g', 8);
+    case QJsonValue::Array: {
+        QStringList items;
+        for (const QJsonValue &e : v.toArray())
+            items << e.toString();
+        return items.isEmpty() ? QStringLiteral("none") : items.join(QLatin1Char(','));
+    }
+    default:
+        return v.toString();
+    }
+}
+
+} // namespace
+
+void checkResumedRecipe(const TrainingInfo &resumed, const TrainingInfo &now, const std::string &origin)
+{
+    const auto items = [](const TrainingInfo &t) {
+        std::map<QString, QJsonValue> m;
+        for (const RecipeItem &i : trainingRecipe(t))
+            m.insert(i);
+        m.emplace(QStringLiteral("scenario"), QString::fromStdString(t.scenario));
+        if (t.trainer == "sl")
+            m.emplace(QStringLiteral("teacher"), QString::fromStdString(t.teacher));
+        return m;
+    };
+    // Items shown only where they are not the default are missing from one side: both sides'.
+    const std::map<QString, QJsonValue> was = items(resumed), is = items(now);
+    std::map<QString, QJsonValue> keys = was;
+    keys.insert(is.begin(), is.end());
+    QStringList differences;
+    for (const auto &[key, unused] : keys) {
+        const auto a = was.find(key), b = is.find(key);
+        const QJsonValue va = a != was.end() ? a->second : QJsonValue(QJsonValue::Undefined);
+        const QJsonValue vb = b != is.end() ? b->second : QJsonValue(QJsonValue::Undefined);
+        if (va != vb)
+            differences << QStringLiteral("%1 (%2 in the run, %3 here)").arg(optionOf(key), shown(va), shown(vb));
+    }
+    if (differences.isEmpty())
+        return;
+    throw Error(origin + ": --resume continues the run that wrote it with the same options, but " +
+                differences.join(QStringLiteral(", ")).toStdString() +
+                (differences.size() == 1 ? " differs" : " differ") +
+                ": give its options again (`dl2 policy show` lists them under \"training\"), or "
+                "start a new run from it with --init");
 }
 
 } // namespace dl2

@@ -20,4 +20,9 @@ using RecipeItem = std::pair<QString, QJsonValue>;
 // Empty for trainer "init" (a network nobody trained).
 std::vector<RecipeItem> trainingRecipe(const TrainingInfo &info);
 
+// `--resume` continues a run with the options of the run that wrote the checkpoint (only
+// --steps may grow): throws for any option of the recipe, the scenario or the SL teacher that
+// differs, naming each one with the run's value and this one's (`origin`: the file resumed).
+void checkResumedRecipe(const TrainingInfo &resumed, const TrainingInfo &now, const std::string &origin);
+
 } // namespace dl2

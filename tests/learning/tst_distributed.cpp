@@ -295,6 +295,29 @@ private Q_SLOTS:
         QCOMPARE(readCheckpoint(path(QStringLiteral("sl-a.dl2ckpt")).toStdString()).info.resume.worldSize, 2);
     }
 
+    // SL resumes with its own options: grown --steps continue the run, another teacher is
+    // refused by name.
+    void slResumeKeepsItsOptions()
+    {
+        const QStringList args{QStringLiteral("sl"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                               QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--hidden"),
+                               QStringLiteral("16,16"), QStringLiteral("--batch"), QStringLiteral("64"),
+                               QStringLiteral("--validate-every"), QStringLiteral("2"), QStringLiteral("--val-seeds"),
+                               QStringLiteral("100")};
+        const QString two = path(QStringLiteral("sl2.dl2ckpt"));
+        Run r = train(args + QStringList{QStringLiteral("--steps"), QStringLiteral("2"), QStringLiteral("-o"), two});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        r = train(args + QStringList{QStringLiteral("--steps"), QStringLiteral("4"), QStringLiteral("--teacher"),
+                                     QStringLiteral("optimus"), QStringLiteral("--resume"), two, QStringLiteral("-o"),
+                                     path(QStringLiteral("sl4t.dl2ckpt"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--teacher (drf in the run, optimus here) differs")), qPrintable(r.err));
+        r = train(args + QStringList{QStringLiteral("--steps"), QStringLiteral("4"), QStringLiteral("--resume"), two,
+                                     QStringLiteral("-o"), path(QStringLiteral("sl4.dl2ckpt"))});
+        QVERIFY2(r.code == 0, qPrintable(r.err));
+        QCOMPARE(readCheckpoint(path(QStringLiteral("sl4.dl2ckpt.resume")).toStdString()).info.resume.step, 4LL);
+    }
+
     // ES splits the (member, trace) runs across ranks: world sizes 2 and 3 write exactly the
     // checkpoint of one process, and the run did move away from the starting point.
     void esAnyWorldSizeEqualsOne()
@@ -377,6 +400,22 @@ private Q_SLOTS:
                                    QStringLiteral("-o"), path(QStringLiteral("ac8w.dl2ckpt"))});
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains(QStringLiteral("written by a run of world size 1, this run has world size 2")), qPrintable(r.err));
+        // The options are part of the run: a resume that changes any is refused, naming each
+        // with the run's value and this one's, and writes nothing.
+        r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("8"), QStringLiteral("--lr"),
+                                   QStringLiteral("0.001"), QStringLiteral("--task-credit"), QStringLiteral("remaining"),
+                                   QStringLiteral("--resume"), path(QStringLiteral("ac4.dl2ckpt")), QStringLiteral("-o"),
+                                   path(QStringLiteral("ac8o.dl2ckpt"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--lr (0.0005 in the run, 0.001 here), --task-credit (progress in "
+                                               "the run, remaining here) differ")),
+                 qPrintable(r.err));
+        QVERIFY(QDir(m_dir.path()).entryList({QStringLiteral("ac8o*")}, QDir::Files).isEmpty());
+        r = train(es() + QStringList{QStringLiteral("--steps"), QStringLiteral("4"), QStringLiteral("--es-sigma"),
+                                     QStringLiteral("0.5"), QStringLiteral("--resume"), path(QStringLiteral("part.dl2ckpt")),
+                                     QStringLiteral("-o"), path(QStringLiteral("rest-sigma.dl2ckpt"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--es-sigma (1 in the run, 0.5 here) differs")), qPrintable(r.err));
         // A weights-only file cannot be resumed: clear error.
         r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("10"), QStringLiteral("--resume"), m_init,
                                    QStringLiteral("-o"), path(QStringLiteral("bad.dl2ckpt"))});
