@@ -51,9 +51,15 @@ QStringList TrainingRequest::arguments() const
         a << QStringLiteral("--exploration") << exploration;
         if (taskCredit != QLatin1String("progress"))
             a << QStringLiteral("--task-credit") << taskCredit;
-        if (kindCredit != QLatin1String("sampled"))
-            a << QStringLiteral("--task-marginal") << QStringLiteral("added")
-              << QStringLiteral("--kind-credit") << kindCredit;
+        // The kind and row credits beyond the paper both need the task marginal "added".
+        const bool kindBeyond = kindCredit != QLatin1String("sampled");
+        const bool rowBeyond = rowCredit != QLatin1String("sampled");
+        if (kindBeyond || rowBeyond)
+            a << QStringLiteral("--task-marginal") << QStringLiteral("added");
+        if (kindBeyond)
+            a << QStringLiteral("--kind-credit") << kindCredit;
+        if (rowBeyond)
+            a << QStringLiteral("--row-credit") << rowCredit;
         // The second stage of SL, then RL: the actor-critic keeps the warm-up's tied weights
         // tied (a warm-up trained untied is refused by the trainer).
         if (tieWindow && policy == QLatin1String("dl2"))

@@ -39,6 +39,10 @@ struct TrainingRequest
     // gain at the allocation it was added to) or "expected-balanced" (the same, each job type
     // weighted equally); the last two are passed with the `--task-marginal added` they need.
     QString kindCredit = QStringLiteral("sampled");
+    // rl, dl2: how the choice of job is credited: "sampled" (the chosen task's own return, the
+    // default), "expected" (every task of every window row by its exact gain, all-actions
+    // gradient) or "expected-stop" (stop and continue too); passed with `--task-marginal added`.
+    QString rowCredit = QStringLiteral("sampled");
     // rl: the shuffled-advantage control (`--control`): the same run with each batch's
     // advantages shuffled, so any gain the real run shows over it is learnt, not drift.
     bool control = false;

@@ -251,8 +251,20 @@ QWidget *TrainingPage::buildControls()
            "chosen task's own gain, as the paper; or by the exact gain of each kind at the "
            "allocation the task was added to, so the kinds a job did not get are compared too "
            "(--kind-credit expected, with --task-marginal added; the best actor-critic from a "
-           "DRF warm-up was trained so); or the same with every job type weighted equally, so "
+           "DRF warm-up had this as its first stage); or the same with every job type weighted equally, so "
            "the rare types are not taught the common types' kind"));
+    m_rowCredit = new QComboBox(train);
+    m_rowCredit->setObjectName(QStringLiteral("trainingRowCredit"));
+    m_rowCredit->addItem(tr("its own (paper)"), QStringLiteral("sampled"));
+    m_rowCredit->addItem(tr("every job's gains"), QStringLiteral("expected"));
+    m_rowCredit->addItem(tr("every job's, and stop"), QStringLiteral("expected-stop"));
+    m_rowCredit->setToolTip(
+        tr("dl2: how RL credits the choice of which job gets the next task: by the chosen "
+           "task's own gain, as the paper; or by the exact gain every task of every job in "
+           "the window would have had at that moment, so the jobs not chosen are compared too "
+           "(--row-credit expected, with --task-marginal added); or that and also the choice "
+           "to stop, credited with the gain of the task it gave up (expected-stop; the "
+           "second stage of the best actor-critic from a DRF warm-up was trained so)"));
     m_init = new QLineEdit(train);
     m_init->setObjectName(QStringLiteral("trainingInit"));
     m_init->setPlaceholderText(tr("fresh network"));
@@ -287,6 +299,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Exploration"), m_exploration);
     form->addRow(tr("Credit a task by"), m_taskCredit);
     form->addRow(tr("Credit its kind by"), m_kindCredit);
+    form->addRow(tr("Credit its job by"), m_rowCredit);
     form->addRow(tr("Start from"), initRow);
     form->addRow(tr("Warm-up updates"), m_warmup);
     form->addRow(tr("Updates"), m_steps);
@@ -569,6 +582,8 @@ bool TrainingPage::startTraining()
     r.taskCredit = m_taskCredit->currentData().toString();
     if (m_kindCredit->isEnabled())
         r.kindCredit = m_kindCredit->currentData().toString();
+    if (m_rowCredit->isEnabled())
+        r.rowCredit = m_rowCredit->currentData().toString();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     r.window = m_window->value();
@@ -772,8 +787,10 @@ void TrainingPage::updateControls()
     m_tieWindow->setEnabled(algorithm != QLatin1String("rl") && !running && fresh &&
                             m_policy->currentText() == QLatin1String("dl2"));
     // A checkpoint brings its own kind; the trainer refuses the kind credits for dl2-plus.
-    m_kindCredit->setEnabled(algorithm != QLatin1String("sl") && !running &&
-                             (!fresh || m_policy->currentText() == QLatin1String("dl2")));
+    const bool dl2Credits = algorithm != QLatin1String("sl") && !running &&
+                            (!fresh || m_policy->currentText() == QLatin1String("dl2"));
+    m_kindCredit->setEnabled(dl2Credits);
+    m_rowCredit->setEnabled(dl2Credits);
     updateWindowChoices();
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,
                                                        m_validateEvery, m_seeds})

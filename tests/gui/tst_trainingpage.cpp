@@ -423,10 +423,36 @@ void TestTrainingPage::formBecomesTheCommand()
     kindPolicy->setCurrentIndex(kindPolicy->findText(QStringLiteral("dl2")));
     kind->setCurrentIndex(kind->findData(QStringLiteral("sampled")));
 
+    // The row credit likewise; with a kind credit too, the task marginal is passed once.
+    auto *row = page.findChild<QComboBox *>(QStringLiteral("trainingRowCredit"));
+    QVERIFY(row);
+    QVERIFY(row->isEnabled());
+    QVERIFY2(!line.contains(QStringLiteral("--row-credit")), qPrintable(line));
+    row->setCurrentIndex(row->findData(QStringLiteral("expected-stop")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--task-marginal added --row-credit expected-stop")),
+             qPrintable(line));
+    QCOMPARE(page.run()->request().rowCredit, QStringLiteral("expected-stop"));
+    kind->setCurrentIndex(kind->findData(QStringLiteral("expected")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral(
+                 "--task-marginal added --kind-credit expected --row-credit expected-stop")),
+             qPrintable(line));
+    QCOMPARE(line.count(QStringLiteral("--task-marginal")), 1);
+    kindPolicy->setCurrentIndex(kindPolicy->findText(QStringLiteral("dl2-plus")));
+    QVERIFY(!row->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(!line.contains(QStringLiteral("--row-credit")) && !line.contains(QStringLiteral("--task-marginal")),
+             qPrintable(line));
+    kindPolicy->setCurrentIndex(kindPolicy->findText(QStringLiteral("dl2")));
+    kind->setCurrentIndex(kind->findData(QStringLiteral("sampled")));
+    row->setCurrentIndex(row->findData(QStringLiteral("sampled")));
+
     algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("sl")));
     QVERIFY(!credit->isEnabled());
     QVERIFY(!exploration->isEnabled());
     QVERIFY(!kind->isEnabled());
+    QVERIFY(!row->isEnabled());
     line = startAndReadArguments();
     QVERIFY2(line.startsWith(QStringLiteral("sl ")), qPrintable(line));
     QVERIFY2(!line.contains(QStringLiteral("--task-credit")) &&
