@@ -75,6 +75,19 @@ QString switchFile(TrainingCurvesModel *model, const QString &path, bool follow)
     return error;
 }
 
+// A choice of the form: each item's text is shown, its data is the option's value.
+QComboBox *choiceBox(QWidget *parent, const char *objectName,
+                     std::initializer_list<std::pair<QString, const char *>> items,
+                     const QString &toolTip)
+{
+    auto *box = new QComboBox(parent);
+    box->setObjectName(QString::fromLatin1(objectName));
+    for (const auto &[text, value] : items)
+        box->addItem(text, QString::fromLatin1(value));
+    box->setToolTip(toolTip);
+    return box;
+}
+
 } // namespace
 
 TrainingPage::TrainingPage(Settings *settings, QWidget *parent)
@@ -177,13 +190,11 @@ QWidget *TrainingPage::buildControls()
 
     auto *train = new QGroupBox(tr("Short training"), panel);
     auto *tv = new QVBoxLayout(train);
-    m_algorithm = new QComboBox(train);
-    m_algorithm->setObjectName(QStringLiteral("trainingAlgorithm"));
-    m_algorithm->addItem(tr("SL, then RL"), QStringLiteral("sl+rl"));
-    m_algorithm->addItem(tr("RL only"), QStringLiteral("rl"));
-    m_algorithm->addItem(tr("SL only"), QStringLiteral("sl"));
-    m_algorithm->setToolTip(tr("SL imitates the teacher; RL (the paper's actor-critic) then "
-                               "improves on it from the simulated rewards"));
+    m_algorithm =
+        choiceBox(train, "trainingAlgorithm",
+                  {{tr("SL, then RL"), "sl+rl"}, {tr("RL only"), "rl"}, {tr("SL only"), "sl"}},
+                  tr("SL imitates the teacher; RL (the paper's actor-critic) then "
+                     "improves on it from the simulated rewards"));
     m_scenario = new QComboBox(train);
     m_scenario->setObjectName(QStringLiteral("trainingScenario"));
     m_policy = new QComboBox(train);
@@ -201,12 +212,11 @@ QWidget *TrainingPage::buildControls()
         tr("The scheduler the SL warm-up imitates. The window teachers (dl2 only) allocate like "
            "their base scheduler within dl2's window of J jobs, which a dl2 network can copy; "
            "best-config-window-25 taught the shipped dl2 policies"));
-    m_labels = new QComboBox(train);
-    m_labels->setObjectName(QStringLiteral("trainingLabels"));
-    m_labels->addItem(tr("next task (paper)"), QStringLiteral("sequence"));
-    m_labels->addItem(tr("needed tasks"), QStringLiteral("set"));
-    m_labels->addItem(tr("needed tasks, yes/no"), QStringLiteral("multi"));
-    m_labels->setToolTip(
+    m_labels = choiceBox(
+        train, "trainingLabels",
+        {{tr("next task (paper)"), "sequence"},
+         {tr("needed tasks"), "set"},
+         {tr("needed tasks, yes/no"), "multi"}},
         tr("What SL teaches at each decision: the task the teacher added next (the paper), or "
            "any task its allocation still needs, the order among jobs left free (--labels set; "
            "multi: one yes/no per task). The window teachers are taught with set or multi."));
@@ -223,42 +233,36 @@ QWidget *TrainingPage::buildControls()
     m_window->setToolTip(
         tr("dl2's window J: the jobs (first by arrival) the network sees and gives tasks to; "
            "the window teachers use the same J. A checkpoint to start from brings its own"));
-    m_exploration = new QComboBox(train);
-    m_exploration->addItem(tr("the paper's rules"), QStringLiteral("paper"));
-    m_exploration->addItem(tr("the authors' code"), QStringLiteral("reference"));
-    m_exploration->setToolTip(
+    m_exploration = choiceBox(
+        train, "trainingExploration",
+        {{tr("the paper's rules"), "paper"}, {tr("the authors' code"), "reference"}},
         tr("Job-aware exploration while RL trains: the paper's rules correct only poor states "
            "(a few % of the decisions); the authors' code's rules try PS-heavy settings and "
            "the least-resourced job in about a fifth of them and learn much further from a "
            "DRF warm-up. The action-mix chart draws the share they replace (explored)."));
-    m_exploration->setObjectName(QStringLiteral("trainingExploration"));
-    m_taskCredit = new QComboBox(train);
-    m_taskCredit->setObjectName(QStringLiteral("trainingTaskCredit"));
-    m_taskCredit->addItem(tr("progress (paper)"), QStringLiteral("progress"));
-    m_taskCredit->addItem(tr("work its job has left"), QStringLiteral("remaining"));
-    m_taskCredit->setToolTip(
+    m_taskCredit = choiceBox(
+        train, "trainingTaskCredit",
+        {{tr("progress (paper)"), "progress"}, {tr("work its job has left"), "remaining"}},
         tr("How RL credits each choice of a task: with the paper's reward, by the share of its "
            "job's whole training the task adds in the slot; or that share divided by what the "
            "job still had to train, as shortest-remaining-time ranks jobs (a departure from the "
            "paper; core/learning/README.md compares the two over several seeds)"));
-    m_kindCredit = new QComboBox(train);
-    m_kindCredit->setObjectName(QStringLiteral("trainingKindCredit"));
-    m_kindCredit->addItem(tr("its own (paper)"), QStringLiteral("sampled"));
-    m_kindCredit->addItem(tr("all kinds' gains"), QStringLiteral("expected"));
-    m_kindCredit->addItem(tr("all kinds, balanced"), QStringLiteral("expected-balanced"));
-    m_kindCredit->setToolTip(
+    m_kindCredit = choiceBox(
+        train, "trainingKindCredit",
+        {{tr("its own (paper)"), "sampled"},
+         {tr("all kinds' gains"), "expected"},
+         {tr("all kinds, balanced"), "expected-balanced"}},
         tr("dl2: how RL credits the kind of task (worker, PS or both) it gave a job: by the "
            "chosen task's own gain, as the paper; or by the exact gain of each kind at the "
            "allocation the task was added to, so the kinds a job did not get are compared too "
            "(--kind-credit expected, with --task-marginal added; the best actor-critic from a "
-           "DRF warm-up had this as its first stage); or the same with every job type weighted equally, so "
-           "the rare types are not taught the common types' kind"));
-    m_rowCredit = new QComboBox(train);
-    m_rowCredit->setObjectName(QStringLiteral("trainingRowCredit"));
-    m_rowCredit->addItem(tr("its own (paper)"), QStringLiteral("sampled"));
-    m_rowCredit->addItem(tr("every job's gains"), QStringLiteral("expected"));
-    m_rowCredit->addItem(tr("every job's, and stop"), QStringLiteral("expected-stop"));
-    m_rowCredit->setToolTip(
+           "DRF warm-up had this as its first stage); or the same with every job type weighted "
+           "equally, so the rare types are not taught the common types' kind"));
+    m_rowCredit = choiceBox(
+        train, "trainingRowCredit",
+        {{tr("its own (paper)"), "sampled"},
+         {tr("every job's gains"), "expected"},
+         {tr("every job's, and stop"), "expected-stop"}},
         tr("dl2: how RL credits the choice of which job gets the next task: by the chosen "
            "task's own gain, as the paper; or by the exact gain every task of every job in "
            "the window would have had at that moment, so the jobs not chosen are compared too "
