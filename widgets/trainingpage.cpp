@@ -242,11 +242,15 @@ QWidget *TrainingPage::buildControls()
            "DRF warm-up. The action-mix chart draws the share they replace (explored)."));
     m_taskCredit = choiceBox(
         train, "trainingTaskCredit",
-        {{tr("progress (paper)"), "progress"}, {tr("work its job has left"), "remaining"}},
+        {{tr("progress (paper)"), "progress"},
+         {tr("work its job has left"), "remaining"},
+         {tr("time its job saves"), "time"}},
         tr("How RL credits each choice of a task: with the paper's reward, by the share of its "
            "job's whole training the task adds in the slot; or that share divided by what the "
-           "job still had to train, as shortest-remaining-time ranks jobs (a departure from the "
-           "paper; core/learning/README.md compares the two over several seeds)"));
+           "job still had to train, as shortest-remaining-time ranks jobs; or divided by the "
+           "job's progress per slot, the slots of its training the task saves, which counts a "
+           "long job's tasks as much as a short one's (departures from the paper; "
+           "core/learning/README.md compares them)"));
     m_kindCredit = choiceBox(
         train, "trainingKindCredit",
         {{tr("its own (paper)"), "sampled"},

@@ -55,7 +55,31 @@ void checkCredit(const std::string &credit)
 
 void checkTaskCredit(const std::string &taskCredit)
 {
-    checkKnown("task credit", taskCredit, {"progress", "remaining"});
+    checkKnown("task credit", taskCredit, {"progress", "remaining", "time"});
+}
+
+TaskCredit taskCreditFromString(const std::string &taskCredit)
+{
+    checkTaskCredit(taskCredit);
+    return taskCredit == "remaining" ? TaskCredit::Remaining
+           : taskCredit == "time"    ? TaskCredit::Time
+                                     : TaskCredit::Progress;
+}
+
+double taskGain(TaskCredit credit, const JobState &job, double with, double without, double final)
+{
+    const double gain = with - without;
+    switch (credit) {
+    case TaskCredit::Remaining:
+        return taskCreditWeight(job) * gain;
+    case TaskCredit::Time: {
+        const double speed = std::max(with, final);
+        return speed > 1e-12 ? std::clamp(gain / speed, -1.0, 1.0) : 0.0;
+    }
+    case TaskCredit::Progress:
+        break;
+    }
+    return gain;
 }
 
 double taskCreditWeight(const JobState &job)
@@ -66,20 +90,21 @@ double taskCreditWeight(const JobState &job)
     return 1.0 / std::clamp(1.0 - doneBefore / job.estimatedEpochs, 0.05, 1.0);
 }
 
-// The counterfactual return of the task sample `x` added, with `remaining` weighted by
-// taskCreditWeight. `added` false: its job's contribution to the slot reward with the final
+// The counterfactual return of the task sample `x` added, weighted as `credit` says
+// (taskGain). `added` false: its job's contribution to the slot reward with the final
 // allocation minus the contribution without that task (leave-one-out: every task of a kind
 // gets the last one's gain). `added` true: its job's gain from it at the allocation it was
 // added to (the gains of a job's tasks add up to its gain over its slot-start allocation).
-float taskCounterfactual(const Simulator &sim, const Sample &x, bool remaining, bool added)
+float taskCounterfactual(const Simulator &sim, const Sample &x, TaskCredit credit, bool added)
 {
     const JobState &j = sim.jobs()[size_t(x.jobIndex)];
     const auto [dp, dw] = taskDelta(actionKind(x.action));
     const int index = x.jobIndex;
-    const double weight = remaining ? taskCreditWeight(j) : 1.0;
     const int ps = added ? x.psBefore + dp : j.ps, workers = added ? x.workersBefore + dw : j.workers;
-    return float(weight * (sim.slotProgress(index, ps, workers) -
-                           sim.slotProgress(index, std::max(0, ps - dp), std::max(0, workers - dw))));
+    const double with = sim.slotProgress(index, ps, workers);
+    const double final = credit == TaskCredit::Time ? sim.slotProgress(index, j.ps, j.workers) : with;
+    return float(taskGain(credit, j, with,
+                          sim.slotProgress(index, std::max(0, ps - dp), std::max(0, workers - dw)), final));
 }
 
 namespace {
@@ -185,7 +210,8 @@ private:
     TrainingInfo m_resumedInfo; // how the resumed run was trained (checkResumedRecipe)
     // Settled options.
     bool m_startValueTrained = false; // the start checkpoint's value network was trained
-    bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false, m_taskRemaining = false;
+    bool m_split = false, m_useValue = true, m_explore = true, m_perAction = false;
+    TaskCredit m_taskCredit = TaskCredit::Progress;
     bool m_taskAdded = false;
     bool m_kindExpected = false; // kind credit "expected" or "expected-balanced"
     bool m_kindBalanced = false; // kind credit "expected-balanced"
@@ -345,7 +371,7 @@ void ActorCritic::settleOptions()
     m_replayMode = m_episodic || has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
     m_perAction = has(o.ablations, "per-action-reward");
     checkTaskCredit(o.taskCredit);
-    m_taskRemaining = o.taskCredit == "remaining";
+    m_taskCredit = taskCreditFromString(o.taskCredit);
     checkKnown("task marginal", o.taskMarginal, {"final", "added"});
     m_taskAdded = o.taskMarginal == "added";
     checkKnown("kind credit", o.kindCredit, {"sampled", "expected", "expected-balanced"});
@@ -372,8 +398,8 @@ void ActorCritic::settleOptions()
         throw Error("--task-marginal added sets the task counterfactual of --credit split, " +
                     (m_perAction ? std::string("which the per-action-reward ablation replaces")
                                  : "which --credit " + o.credit + " does not use"));
-    if (m_taskRemaining && (o.credit != "split" || m_perAction))
-        throw Error("--task-credit remaining weights the task counterfactual of --credit split, " +
+    if (m_taskCredit != TaskCredit::Progress && (o.credit != "split" || m_perAction))
+        throw Error("--task-credit " + o.taskCredit + " weights the task counterfactual of --credit split, " +
                     (m_perAction ? std::string("which the per-action-reward ablation replaces")
                                  : "which --credit " + o.credit + " does not use"));
     // The episode return is the JCT still to come only with the unfinished-jobs reward.
@@ -566,14 +592,15 @@ void ActorCritic::creditReturns(Env &e, double r)
                 x.actionRet.assign(size_t(3 * x.rows), std::numeric_limits<float>::quiet_NaN());
                 for (const Sample::RowAllocation &a : x.rowAllocations) {
                     const JobState &j = e.sim->jobs()[size_t(a.job)];
-                    const double weight = m_taskRemaining ? taskCreditWeight(j) : 1.0;
                     const double base = progressAt(a.job, a.ps, a.workers);
+                    const double final = progressAt(a.job, j.ps, j.workers);
                     for (int k = 0; k < 3; ++k) {
                         if (!x.mask[size_t(3 * a.row + k)])
                             continue;
                         const auto [dp, dw] = taskDelta(TaskKind(k));
-                        x.actionRet[size_t(3 * a.row + k)] =
-                            float(weight * (progressAt(a.job, a.ps + dp, a.workers + dw) - base) * m_rewardScale);
+                        x.actionRet[size_t(3 * a.row + k)] = float(
+                            taskGain(m_taskCredit, j, progressAt(a.job, a.ps + dp, a.workers + dw), base, final) *
+                            m_rewardScale);
                     }
                 }
                 x.rowAllocations.clear();
@@ -586,7 +613,7 @@ void ActorCritic::creditReturns(Env &e, double r)
             const JobState &j = e.sim->jobs()[size_t(x.jobIndex)];
             if (m_taskAdded && n + 1 == e.current.size() && j.ps == x.psBefore && j.workers == x.workersBefore)
                 continue;
-            x.taskRet = float(taskCounterfactual(*e.sim, x, m_taskRemaining, m_taskAdded) * m_rewardScale);
+            x.taskRet = float(taskCounterfactual(*e.sim, x, m_taskCredit, m_taskAdded) * m_rewardScale);
             if (!m_kindExpected)
                 continue;
             x.jobType = std::int16_t(j.type);
@@ -596,7 +623,7 @@ void ActorCritic::creditReturns(Env &e, double r)
             for (int k = 0; k < 3; ++k)
                 if (x.mask[size_t(3 * row + k)]) {
                     x.action = 3 * row + k; // the same row's other kinds, at the same allocation
-                    x.kindRet[size_t(k)] = float(taskCounterfactual(*e.sim, x, m_taskRemaining, true) * m_rewardScale);
+                    x.kindRet[size_t(k)] = float(taskCounterfactual(*e.sim, x, m_taskCredit, true) * m_rewardScale);
                 }
             x.action = chosen;
         }

@@ -112,7 +112,7 @@ struct RlOptions
     double importanceClip = 0.0;
     double valueLearningRate = 1e-3;
     std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline), "vine"
-    std::string taskCredit = "progress"; // split: the task's counterfactual progress, or "remaining" (taskCreditWeight)
+    std::string taskCredit = "progress"; // split: the task's counterfactual progress, "remaining" or "time" (taskGain)
     // split: where the task's counterfactual is taken: "final" (leave it out of its job's final
     // allocation) or "added" (its job's gain from it at the allocation it was added to).
     std::string taskMarginal = "final";
@@ -216,15 +216,27 @@ CreditSignal measureCreditSignal(RlOptions options, int slots);
 void checkAblations(const std::vector<std::string> &ablations);
 // Throws dl2::Error for an unknown credit name.
 void checkCredit(const std::string &credit);
-// Throws dl2::Error for an unknown task credit name (progress, remaining).
+// Throws dl2::Error for an unknown task credit name (progress, remaining, time).
 void checkTaskCredit(const std::string &taskCredit);
+enum class TaskCredit { Progress, Remaining, Time };
+TaskCredit taskCreditFromString(const std::string &taskCredit); // checked
 // Split credit's task term after the slot `sim` just played: the counterfactual return of the
-// task sample `x` (its jobIndex, action and psBefore/workersBefore), weighted by the job's
-// remaining share when `remaining` (taskCreditWeight). `added` false (--task-marginal final):
+// task sample `x` (its jobIndex, action and psBefore/workersBefore), weighted as `credit`
+// says (taskGain). `added` false (--task-marginal final):
 // the job's slot progress with its final allocation minus without that task; true (added): the
 // job's gain from the task at the allocation it was added to, so a job's tasks' gains add up
 // to its gain over the allocation it started the slot with.
-float taskCounterfactual(const Simulator &sim, const Sample &x, bool remaining, bool added);
+float taskCounterfactual(const Simulator &sim, const Sample &x, TaskCredit credit, bool added);
+
+// A task's credit (taskCredit) when its job makes `without` progress this slot without it,
+// `with` with it and `final` at the allocation the slot ended with (Simulator::slotProgress,
+// shares of the job's whole training): "progress" with - without (the paper's reward);
+// "remaining" that times taskCreditWeight; "time" the slots of its job's training the task
+// saves, (with - without) / the job's speed, the speed being the larger of `with` and `final`
+// (what the job goes on at once it has the task), clipped to [-1, 1] and 0 for a job that
+// makes no progress. With no job waiting, a job's completion time is what its own speed
+// decides, so "time" counts a task of a 100-slot job as much as one of a 2-slot job.
+double taskGain(TaskCredit credit, const JobState &job, double with, double without, double final);
 
 // The weight of a task's counterfactual progress under taskCredit "remaining": 1 / the share
 // of its job (by the estimate the schedulers see) still to train at the start of the slot,

@@ -478,9 +478,32 @@ private Q_SLOTS:
         QCOMPARE(taskCreditWeight(j), 1.0);
     }
 
-    // The same seeded run with the two task credits: both train, the checkpoint says which,
+    // taskCredit "time": a task's gain over the speed its job goes on at, the slots of the
+    // job's training it saves; the same for a long job as for a short one.
+    void timeTaskCreditCountsSlotsSaved()
+    {
+        JobState j;
+        j.estimatedEpochs = 100.0;
+        // A second worker doubles a job's progress: half a slot saved, whatever its size.
+        QCOMPARE(taskGain(TaskCredit::Time, j, 0.02, 0.01, 0.02), 0.5);
+        QCOMPARE(taskGain(TaskCredit::Time, j, 0.002, 0.001, 0.002), 0.5);
+        QCOMPARE(taskGain(TaskCredit::Progress, j, 0.002, 0.001, 0.002), 0.001);
+        // The job went on faster with later tasks: each slot of it is worth less.
+        QCOMPARE(taskGain(TaskCredit::Time, j, 0.02, 0.01, 0.04), 0.25);
+        // Slower at the end of the slot than with the task (a PS too many): the task's own speed.
+        QCOMPARE(taskGain(TaskCredit::Time, j, 0.02, 0.01, 0.015), 0.5);
+        // A task that slows its job down, clipped to a whole slot; no progress at all: nothing.
+        QCOMPARE(taskGain(TaskCredit::Time, j, 0.01, 0.05, 0.01), -1.0);
+        QCOMPARE(taskGain(TaskCredit::Time, j, 0.0, 0.0, 0.0), 0.0);
+        j.doneEpochs = 50.0;
+        QCOMPARE(taskGain(TaskCredit::Remaining, j, 0.02, 0.01, 0.02), 2.0 * (0.02 - 0.01));
+        QCOMPARE(taskCreditFromString("time"), TaskCredit::Time);
+        QVERIFY_THROWS_EXCEPTION(std::exception, taskCreditFromString("slots"));
+    }
+
+    // The same seeded run with the three task credits: each trains, the checkpoint says which,
     // and the weighting changes what is learned.
-    void remainingTaskCreditTrainsDifferently()
+    void taskCreditsTrainDifferently()
     {
         QTemporaryDir dir;
         auto run = [&](const std::string &taskCredit) {
@@ -503,14 +526,20 @@ private Q_SLOTS:
                     return Checkpoint{};
             return readCheckpoint(o.output, o.kind);
         };
-        const Checkpoint progress = run("progress"), remaining = run("remaining");
-        QVERIFY(progress.parameters && remaining.parameters);
+        const Checkpoint progress = run("progress"), remaining = run("remaining"), time = run("time");
+        QVERIFY(progress.parameters && remaining.parameters && time.parameters);
         QCOMPARE(progress.info.taskCredit, std::string("progress"));
         QCOMPARE(remaining.info.taskCredit, std::string("remaining"));
-        bool differ = false;
-        for (const auto &[name, t] : *progress.parameters)
-            differ = differ || t.data != remaining.parameters->at(name).data;
-        QVERIFY(differ);
+        QCOMPARE(time.info.taskCredit, std::string("time"));
+        const auto differ = [](const Checkpoint &a, const Checkpoint &b) {
+            for (const auto &[name, t] : *a.parameters)
+                if (t.data != b.parameters->at(name).data)
+                    return true;
+            return false;
+        };
+        QVERIFY(differ(progress, remaining));
+        QVERIFY(differ(progress, time));
+        QVERIFY(differ(remaining, time));
     }
 
     void taskCreditRefusesWhatItDoesNotApplyTo()
@@ -518,6 +547,7 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(std::exception, checkTaskCredit("everything"));
         checkTaskCredit("progress");
         checkTaskCredit("remaining");
+        checkTaskCredit("time");
         RlOptions o;
         o.scenario = "dl2-small";
         o.taskCredit = "remaining";
@@ -564,11 +594,11 @@ private Q_SLOTS:
             (addPs ? ps : workers) += 1;
             tasks.push_back(x);
         }
-        for (const bool remaining : {false, true}) {
+        for (const TaskCredit credit : {TaskCredit::Progress, TaskCredit::Remaining}) {
             double sum = 0.0;
             for (const Sample &x : tasks)
-                sum += taskCounterfactual(sim, x, remaining, true);
-            const double weight = remaining ? taskCreditWeight(j) : 1.0;
+                sum += taskCounterfactual(sim, x, credit, true);
+            const double weight = credit == TaskCredit::Remaining ? taskCreditWeight(j) : 1.0;
             const double gain = weight * (sim.slotProgress(job, j.ps, j.workers) - sim.slotProgress(job, 1, 1));
             QVERIFY2(std::abs(sum - gain) <= 1e-5 * std::max(1.0, std::abs(gain)),
                      qPrintable(QStringLiteral("tasks' gains %1, the job's %2").arg(sum).arg(gain)));
@@ -578,10 +608,16 @@ private Q_SLOTS:
         const Sample &firstWorker = *std::find_if(tasks.begin(), tasks.end(), [](const Sample &x) {
             return actionKind(x.action) == TaskKind::Worker;
         });
-        QCOMPARE(taskCounterfactual(sim, firstWorker, false, true),
+        QCOMPARE(taskCounterfactual(sim, firstWorker, TaskCredit::Progress, true),
                  float(sim.slotProgress(job, j.ps, 2) - sim.slotProgress(job, j.ps, 1)));
-        QCOMPARE(taskCounterfactual(sim, firstWorker, false, false),
+        QCOMPARE(taskCounterfactual(sim, firstWorker, TaskCredit::Progress, false),
                  float(sim.slotProgress(job, j.ps, j.workers) - sim.slotProgress(job, j.ps, j.workers - 1)));
+        // Credit "time": the same gain in slots of the job's training, at the speed it goes on at
+        // (its final allocation's, at least as fast as with the task).
+        const double two = sim.slotProgress(job, j.ps, 2), one = sim.slotProgress(job, j.ps, 1);
+        const double final = sim.slotProgress(job, j.ps, j.workers);
+        QCOMPARE(taskCounterfactual(sim, firstWorker, TaskCredit::Time, true),
+                 float((two - one) / std::max(two, final)));
 
         // The option: recorded, and refused where it does not apply.
         RlOptions o;
