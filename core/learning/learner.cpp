@@ -338,6 +338,20 @@ torch::Tensor kindEntropy(const torch::Tensor &logp, const torch::Tensor &mask)
     return (h * rows).sum(1) / rows.sum(1).clamp_min(1.0f);
 }
 
+// kindCredit "every-row": each window row's expected return under its own kind mix,
+// sum_k q(k | row) G_(row, k), averaged over the rows with an allowed task (G: [B, 3J], 0
+// where not allowed). Differentiated through q only: the all-actions gradient of each row's
+// choice of kind.
+torch::Tensor everyRowKindTerm(const torch::Tensor &logp, const torch::Tensor &mask, const torch::Tensor &G)
+{
+    const auto B = logp.size(0), J = (logp.size(1) - 1) / 3;
+    auto allowed = mask.narrow(1, 0, 3 * J).reshape({B, J, 3}).to(torch::kFloat);
+    auto q = torch::log_softmax(logp.narrow(1, 0, 3 * J).reshape({B, J, 3}), 2).exp();
+    auto term = (q * G.reshape({B, J, 3}) * allowed).sum(2);
+    auto rows = allowed.amax(2);
+    return (term * rows).sum(1) / rows.sum(1).clamp_min(1.0f);
+}
+
 // The mean of each class, written back to its entries.
 torch::Tensor classMeans(const TieClasses &t, const torch::Tensor &v)
 {
@@ -766,6 +780,8 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
             taskAdv = (expectedG - (expectedG * Ha).sum() / n) * Ha;
             auto usedG = perm.defined() ? shuffledAmong(G, Ha, perm) : G;
             auto taskTerm = (pTask * usedG).sum(1);
+            if (o.kindEveryRow)
+                taskTerm = taskTerm + everyRowKindTerm(logp, b.mask, usedG);
             if (o.kindBalanced)
                 taskTerm = taskTerm * typeBalance(samples, hasTask);
             torch::Tensor stopTerm = advN * level1;

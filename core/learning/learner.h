@@ -54,6 +54,11 @@ struct RlLossOptions
     // instead of the slot return against V.
     bool rowExpected = false;
     bool stopExpected = false;
+    // With rowExpected (RlOptions::kindCredit "every-row"): also every window row's choice of
+    // kind, sum_k q(k | row) actionRet_(row, k) with q the row's own worker/PS/bundle mix,
+    // averaged over the rows with an allowed task: each job's kind is taught at every decision,
+    // however unlikely the policy is to pick its row.
+    bool kindEveryRow = false;
     double taskAdvantageScale = 1.0;
     // Control runs: when non-empty (size = batch), sample i's policy-gradient advantages are
     // those of sample permutation[i], which keeps their distribution and destroys their

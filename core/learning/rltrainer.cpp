@@ -215,6 +215,7 @@ private:
     bool m_taskAdded = false;
     bool m_kindExpected = false; // kind credit "expected" or "expected-balanced"
     bool m_kindBalanced = false; // kind credit "expected-balanced"
+    bool m_kindEveryRow = false; // kind credit "every-row"
     bool m_rowExpected = false;  // row credit "expected" or "expected-stop"
     bool m_stopExpected = false; // row credit "expected-stop"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
@@ -283,6 +284,7 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.split = m_split;
     m_loss.kindExpected = m_kindExpected;
     m_loss.kindBalanced = m_kindBalanced;
+    m_loss.kindEveryRow = m_kindEveryRow;
     m_loss.rowExpected = m_rowExpected;
     m_loss.stopExpected = m_stopExpected;
     m_loss.klWeight = o.klWeight;
@@ -374,9 +376,10 @@ void ActorCritic::settleOptions()
     m_taskCredit = taskCreditFromString(o.taskCredit);
     checkKnown("task marginal", o.taskMarginal, {"final", "added"});
     m_taskAdded = o.taskMarginal == "added";
-    checkKnown("kind credit", o.kindCredit, {"sampled", "expected", "expected-balanced"});
+    checkKnown("kind credit", o.kindCredit, {"sampled", "expected", "expected-balanced", "every-row"});
     m_kindExpected = o.kindCredit != "sampled";
     m_kindBalanced = o.kindCredit == "expected-balanced";
+    m_kindEveryRow = o.kindCredit == "every-row";
     if (m_kindExpected && !m_taskAdded)
         throw Error("--kind-credit " + o.kindCredit + " compares a job's tasks at the allocation the task "
                     "was added to: it needs --task-marginal added (and --credit split)");
@@ -386,6 +389,9 @@ void ActorCritic::settleOptions()
     if (m_rowExpected && !m_taskAdded)
         throw Error("--row-credit " + o.rowCredit + " credits every task at the allocation its job had "
                     "when the decision was taken: it needs --task-marginal added (and --credit split)");
+    if (m_kindEveryRow && !m_rowExpected)
+        throw Error("--kind-credit every-row credits the kinds of every window row with the gains "
+                    "the row credit computes: it needs --row-credit expected or expected-stop");
     if (m_rowExpected && m_spec.kind != PolicyKind::Dl2)
         throw Error("--row-credit " + o.rowCredit + " applies to the faithful dl2 network only, whose "
                     "window rows each hold a job's worker, PS and bundle");

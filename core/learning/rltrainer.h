@@ -125,7 +125,9 @@ struct RlOptions
     // with each other, not with other jobs' tasks. "expected-balanced": the same, with each
     // job type's kind terms weighted to the same total in every batch (RlLossOptions::
     // kindBalanced), so that a type met in 1 % of the decisions is not taught the kind that
-    // suits the type met in half of them.
+    // suits the type met in half of them. "every-row" (with rowCredit expected or
+    // expected-stop): every window row's kind, at every decision, by the all-actions gradient
+    // of its own worker/PS/bundle mix on the row credit's gains (RlLossOptions::kindEveryRow).
     std::string kindCredit = "sampled";
     // --credit split with --task-marginal added: how the choice of job is credited. "sampled"
     // (default): the chosen task's return (kindCredit says how its kind is). "expected"

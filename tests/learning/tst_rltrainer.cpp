@@ -923,6 +923,81 @@ private Q_SLOTS:
         QVERIFY(refusal(plus).contains(QStringLiteral("--row-credit expected applies to the faithful dl2 network only")));
     }
 
+    // --kind-credit every-row: each window row's own worker/PS/bundle mix is credited with the
+    // row's gains at every decision, on top of the row credit, whose all-actions gradient
+    // reaches a row only as much as the policy is likely to pick it. One row's worker gains 1,
+    // nothing else gains: the loss gains exactly -q(worker | row) / (rows with a task), and
+    // the worker's share of its row grows.
+    void everyRowKindCreditTeachesEachRowsKind()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = smallDl2();
+        const ParameterSet start = initialParameters(spec, 7);
+        auto [x, row] = stateWithFullRow(sc, profiles, spec, start);
+        QVERIFY(x);
+        const int stop = 3 * x->rows;
+        x->action = stop;
+        x->ret = 0.0f;
+        x->actionRet.assign(size_t(stop), std::numeric_limits<float>::quiet_NaN());
+        int rowsWithTask = 0;
+        for (int r = 0; r < x->rows; ++r) {
+            bool any = false;
+            for (int k = 0; k < 3; ++k)
+                if (x->mask[size_t(3 * r + k)]) {
+                    x->actionRet[size_t(3 * r + k)] = 0.0f;
+                    any = true;
+                }
+            rowsWithTask += any ? 1 : 0;
+        }
+        x->actionRet[size_t(3 * row)] = 1.0f;
+        const auto workerShare = [&](std::shared_ptr<const ParameterSet> parameters) {
+            EncodedState s;
+            x->toState(spec, s);
+            std::vector<float> p;
+            PolicyNetwork(spec, std::move(parameters)).probabilities(s, p);
+            return p[size_t(3 * row)] / (p[size_t(3 * row)] + p[size_t(3 * row + 1)] + p[size_t(3 * row + 2)]);
+        };
+        struct Trained { double firstLoss, share; };
+        const auto trained = [&](bool everyRow) {
+            Learner learner(spec, 1e-2, 7);
+            RlLossOptions o;
+            o.split = o.rowExpected = o.stopExpected = true;
+            o.kindEveryRow = everyRow;
+            o.useValue = false;
+            o.entropyWeight = 0.0;
+            Trained t{learner.rlUpdate({&*x}, {1.0f}, o).policyLoss, 0.0};
+            for (int step = 1; step < 20; ++step)
+                learner.rlUpdate({&*x}, {1.0f}, o);
+            t.share = workerShare(learner.parameters());
+            return t;
+        };
+        const double before = workerShare(std::make_shared<const ParameterSet>(start));
+        const Trained rowOnly = trained(false), everyRow = trained(true);
+        qInfo("the gaining worker's share of its row %.3f (%d rows with a task); first loss %.5f, "
+              "with every row's kind %.5f; after 20 updates %.3f / %.3f",
+              before, rowsWithTask, rowOnly.firstLoss, everyRow.firstLoss, rowOnly.share, everyRow.share);
+        QVERIFY(rowsWithTask > 1);
+        const double added = everyRow.firstLoss - rowOnly.firstLoss, expected = -before / rowsWithTask;
+        QVERIFY2(std::abs(added - expected) < 1e-5, qPrintable(QStringLiteral("%1, expected %2").arg(added).arg(expected)));
+        QVERIFY2(everyRow.share > before + 0.3, qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(everyRow.share)));
+
+        // Recorded and shown; refused without the row credit whose gains it uses.
+        QTemporaryDir dir;
+        RlOptions o = tenUpdatesOnSmall(spec);
+        o.taskMarginal = "added";
+        o.kindCredit = "every-row";
+        QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected or expected-stop")));
+        o.rowCredit = "expected-stop";
+        o.output = dir.path().toStdString() + "/every-row.dl2ckpt";
+        const TrainResult r = RlTrainer(o).run();
+        for (const auto &point : r.curve)
+            QVERIFY(std::isfinite(point.trainLoss));
+        const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
+        QCOMPARE(info.kindCredit, std::string("every-row"));
+        QVERIFY(recipeShows(info, "kind_credit", "every-row"));
+    }
+
     void unknownAblationIsAnError()
     {
         QVERIFY_THROWS_EXCEPTION(std::exception, checkAblations({"no-brain"}));
