@@ -378,6 +378,7 @@ int runSl(const QStringList &args)
     p.addOption({opt("teacher-order"), opt("Order the teacher's tasks are replayed in: auto, share, arrival, remaining, random (one needed task at a time), random-jobs (each job's tasks in turn, the jobs in random order)."), opt("ORDER"), opt("auto")});
     p.addOption({opt("no-window-shuffle"), opt("dl2: train on the window's rows in arrival order (by default they are shuffled in every batch, the paper's augmentation).")});
     p.addOption({opt("tie-window"), opt("dl2: tie the network's weights across the window positions for the first N updates (or 'all'), so every position learns the same per-job function; the network stays the paper's flat one and trains freely afterwards (default: never). With --init, only from a checkpoint trained with --tie-window all."), opt("N")});
+    p.addOption({opt("tie-init"), opt("dl2, a fresh network with --tie-window: layer (default) starts the tied weights at the default initialisation's scale of the whole flat layer, which leaves each window position's own hidden units J times quieter than a per-job network's; job starts them at a per-job network's scale (fan-in: the position's own inputs and the layer's global units)."), opt("NAME")});
     p.addOption({opt("labels"), opt("SL targets: sequence (the teacher's next task, default), set (uniform over every task its allocation still needs), multi (the same set, per-action binary cross-entropy) or wfirst (multi, a job's workers before its PSs)."), opt("KIND"), opt("sequence")});
     p.addOption({opt("init"), opt("Start from this checkpoint's weights (e.g. a previous SL run)."), opt("CKPT")});
     p.addOption({opt("dagger"), opt("Slot-level DAgger: after a pure-teacher phase the student acts on a fraction 1-beta of the training slots; the teacher labels every slot.")});
@@ -427,6 +428,8 @@ int runSl(const QStringList &args)
         o.shuffleWindow = !p.isSet(opt("no-window-shuffle"));
         if (!o.shuffleWindow && o.kind != PolicyKind::Dl2)
             throw Error("--no-window-shuffle: only for --policy dl2 (dl2-plus has no window rows)");
+        if (p.isSet(opt("tie-init")))
+            o.tieInit = p.value(opt("tie-init")).toStdString();
         if (p.isSet(opt("tie-window"))) {
             if (o.kind != PolicyKind::Dl2)
                 throw Error("--tie-window: only for --policy dl2 (dl2-plus shares its job network already)");

@@ -226,6 +226,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_sl_labels(info.slLabels);
     h->set_teacher_order(info.teacherOrder);
     h->set_tie_window_steps(info.tieWindowSteps);
+    h->set_tie_init(info.tieInit);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -393,6 +394,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.slLabels = h.sl_labels();
     i.teacherOrder = h.teacher_order();
     i.tieWindowSteps = h.tie_window_steps();
+    i.tieInit = h.tie_init();
     // Files from before the field (and before weights_encoding): an actor-critic file past its
     // first update had a trained value network unless the run had no critic (the no-value
     // ablation, a credit by whole rollouts); of the others nothing says so.

@@ -577,7 +577,7 @@ void checkTiedWindow(const PolicySpec &s)
                     std::to_string(s.window) + ")");
 }
 
-void Learner::setTiedWindow(bool on)
+void Learner::setTiedWindow(bool on, bool perJobScale)
 {
     auto &m = *m_impl;
     if (on && m.tie.empty()) {
@@ -592,6 +592,11 @@ void Learner::setTiedWindow(bool on)
         // between different positions start at 0 and a global unit's pooled weights are scaled
         // by 1 / sqrt(J), so the layers keep the scale of the default initialisation. Weights
         // that are already tied (a tied checkpoint) are kept, projected onto their class means.
+        // Per layer: the flat fan-in, and a position's own unit's (its position's inputs and
+        // the layer's global inputs).
+        const int g1 = s.hidden1 - J * (s.hidden1 / J), g2 = s.hidden2 - J * (s.hidden2 / J);
+        const std::array<int, 3> fanIn{J * d, s.hidden1, s.hidden2};
+        const std::array<int, 3> ownFanIn{d, s.hidden1 / J + g1, s.hidden2 / J + g2};
         torch::NoGradGuard guard;
         auto params = policyParameters(m.model);
         for (size_t k = 0; k < params.size(); ++k) {
@@ -606,11 +611,18 @@ void Learner::setTiedWindow(bool on)
                 continue;
             }
             auto rep = params[k].reshape({-1}).index_select(0, t.first).clone();
+            // perJobScale: a position's own unit sees only its own position's inputs (and the
+            // globals), not the whole layer's: its weights and bias start at the scale of
+            // that fan-in (default init: 1 / sqrt(fan-in)), as in a per-job network.
+            const float ownScale = perJobScale ? std::sqrt(float(fanIn[k / 2]) / float(ownFanIn[k / 2])) : 1.0f;
             for (std::int64_t c = 0; c < t.classes; ++c) {
-                if (t.kind[size_t(c)] == 1)
+                const int kind = t.kind[size_t(c)];
+                if (kind == 1)
                     rep[c] = 0.0f;
-                else if (t.kind[size_t(c)] == 3)
+                else if (kind == 3)
                     rep[c] = rep[c] / std::sqrt(float(J));
+                else if (kind == 0 || kind == 2 || kind == 5)
+                    rep[c] = rep[c] * ownScale;
             }
             params[k].copy_(rep.index_select(0, t.ids).view_as(params[k]));
         }

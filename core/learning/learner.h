@@ -109,7 +109,7 @@ public:
     // weights (a fresh network from one entry of each class), and while on every SL and
     // actor-critic step keeps them tied. Off again, the layers train freely from there.
     // Throws dl2::Error for dl2-plus or fewer hidden units than positions.
-    void setTiedWindow(bool on);
+    void setTiedWindow(bool on, bool perJobScale = false);
     // One actor-critic step (a policy step unless options.policyWeight is 0, and a value
     // step); weights[i] scales sample i's loss (they should sum to 1).
     RlUpdateStats rlUpdate(const std::vector<const Sample *> &batch,

@@ -243,6 +243,7 @@ Imitation::Imitation(const SlOptions &options)
     info.slLabels = o.labels;
     info.teacherOrder = o.teacherOrder;
     info.tieWindowSteps = o.tieWindowSteps;
+    info.tieInit = o.tieInit == "layer" ? std::string() : o.tieInit;
     info.valueTrained = m_initCheckpoint && m_initCheckpoint->info.valueTrained; // SL leaves it
     if (m_resumed)
         checkResumedRecipe(m_initCheckpoint->info, info, o.resume);
@@ -283,6 +284,12 @@ void Imitation::loadNetworks()
         throw Error("unknown SL labels '" + o.labels + "' (known: sequence, set, multi, wfirst)");
     m_recorderLabels = o.labels == "multi" ? "set" : o.labels;
     m_learner->setSlMultiLabel(o.labels == "multi" || o.labels == "wfirst");
+    if (o.tieInit != "layer" && o.tieInit != "job")
+        throw Error("unknown tie init '" + o.tieInit + "' (known: layer, job)");
+    // A resumed run keeps its option (its weights are tied already: nothing starts again).
+    if (o.tieInit != "layer" && (o.tieWindowSteps == 0 || !o.init.empty()))
+        throw Error("--tie-init " + o.tieInit + " sets how a fresh network is tied: it needs "
+                    "--tie-window and no --init");
     if (o.tieWindowSteps != 0)
         checkTiedWindow(m_spec);
 }
@@ -453,7 +460,7 @@ TrainResult Imitation::train(const TrainProgress &progress, const std::atomic<bo
         }
         scheduleDagger(step);
         if (o.tieWindowSteps != 0)
-            m_learner->setTiedWindow(o.tieWindowSteps < 0 || step <= o.tieWindowSteps);
+            m_learner->setTiedWindow(o.tieWindowSteps < 0 || step <= o.tieWindowSteps, o.tieInit == "job");
         lossSum += updateOnce();
         ++lossCount;
         const bool validate = step % o.validateEvery == 0 || step == o.steps;

@@ -48,6 +48,11 @@ struct SlOptions
     // the first N updates, then free; -1: for the whole run; 0: never (the paper). With
     // `init`, only from a checkpoint trained tied throughout (an untied one is refused).
     long long tieWindowSteps = 0;
+    // A fresh network tied: "layer" (default) keeps the default initialisation's scale of the
+    // whole flat layer, so each position's own units start J times quieter than a per-job
+    // network's; "job" starts each position's own units at a per-job network's scale
+    // (Learner::setTiedWindow).
+    std::string tieInit = "layer";
     std::uint64_t trainSeedBase = 1000;
     std::vector<std::uint64_t> validationSeeds = seedRange(100, 109);
     int validateEvery = 50;

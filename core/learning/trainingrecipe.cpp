@@ -25,16 +25,18 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
                 {key("es_scope"), text(t.esScope, "head")},
                 lr,
                 seed};
-    if (t.trainer == "sl" && !t.slLabels.empty()) // files from before 2026-12-04 lack these
-        return {{key("labels"), text(t.slLabels)},
-                {key("teacher_order"), text(t.teacherOrder)},
-                {key("tie_window"), t.tieWindowSteps < 0    ? QJsonValue(key("all"))
-                                    : t.tieWindowSteps == 0 ? QJsonValue(key("never"))
-                                                            : QJsonValue(qint64(t.tieWindowSteps))},
-                lr,
-                seed,
-                batch,
-                buffer};
+    if (t.trainer == "sl" && !t.slLabels.empty()) { // files from before 2026-12-04 lack these
+        std::vector<RecipeItem> o{
+            {key("labels"), text(t.slLabels)},
+            {key("teacher_order"), text(t.teacherOrder)},
+            {key("tie_window"), t.tieWindowSteps < 0    ? QJsonValue(key("all"))
+                                : t.tieWindowSteps == 0 ? QJsonValue(key("never"))
+                                                        : QJsonValue(qint64(t.tieWindowSteps))}};
+        if (!t.tieInit.empty()) // shown only where it is not the default
+            o.emplace_back(key("tie_init"), text(t.tieInit));
+        o.insert(o.end(), {lr, seed, batch, buffer});
+        return o;
+    }
     if (t.trainer != "rl")
         return {lr, seed, batch, buffer};
     // What tells actor-critic runs apart first, then the settings rarely changed.

@@ -12,6 +12,7 @@
 #include "sltrainer.h"
 #include "simulator.h"
 #include "teacherrecorder.h"
+#include "trainingrecipe.h"
 #include "windowteacher.h"
 #include "error.h"
 
@@ -282,6 +283,54 @@ private Q_SLOTS:
         QVERIFY(tied >= 0.0f && tied < 1e-5);
         QVERIFY(largestBreak(10) > 1e-3);
         QVERIFY(largestBreak(0) > 1e-3); // the paper's network, never tied
+    }
+
+    // --tie-init job: a fresh tied network's own-position weights and biases start at a
+    // per-job network's scale, sqrt(flat fan-in / the position's fan-in) times the "layer"
+    // start's, the pooled ones as before; still equivariant; recorded, and refused where
+    // nothing fresh is tied.
+    void tieInitJobStartsEachPositionAtPerJobScale()
+    {
+        const PolicySpec spec = defaultSpec(PolicyKind::Dl2, 20, 8);
+        const int J = spec.window, d = spec.jobDim(), u1 = spec.hidden1 / J, g1 = spec.hidden1 - J * u1;
+        Learner layer(spec, 1e-3, 3), job(spec, 1e-3, 3);
+        layer.setTiedWindow(true);
+        job.setTiedWindow(true, true);
+        const auto a = layer.parameters(), b = job.parameters();
+        const auto &w1a = a->at("policy.fc1.weight").data, &w1b = b->at("policy.fc1.weight").data;
+        const auto &w2a = a->at("policy.fc2.weight").data, &w2b = b->at("policy.fc2.weight").data;
+        // Unit 0 is position 0's first own unit; input 0 is position 0's first feature, input
+        // d position 1's (another position's: 0 in both); layer 2's input 0 is an own unit.
+        QCOMPARE(w1b[0], float(w1a[0] * std::sqrt(double(J * d) / d)));
+        QCOMPARE(w1a[size_t(d)], 0.0f);
+        QCOMPARE(w1b[size_t(d)], 0.0f);
+        QCOMPARE(w2b[0], float(w2a[0] * std::sqrt(double(spec.hidden1) / (u1 + g1))));
+        const size_t globalUnit = size_t(J * u1); // a global unit's pooled weights are unchanged
+        QCOMPARE(w1b[globalUnit * size_t(J * d)], w1a[globalUnit * size_t(J * d)]);
+        QCOMPARE(a->at("policy.fc1.bias").data[0] * float(std::sqrt(double(J))), b->at("policy.fc1.bias").data[0]);
+
+        QTemporaryDir dir;
+        SlOptions o = windowWarmUp(-1, 10, dir.path().toStdString() + "/job.dl2ckpt");
+        o.tieInit = "job";
+        SlTrainer(o).run();
+        const Checkpoint c = readCheckpoint(o.output);
+        QCOMPARE(c.info.tieInit, std::string("job"));
+        bool shown = false; // dl2 policy show and the Training page's recipe
+        for (const RecipeItem &item : trainingRecipe(c.info))
+            shown = shown || (item.first == QLatin1String("tie_init") && item.second.toString() == QLatin1String("job"));
+        QVERIFY(shown);
+        QVERIFY(permutationBreak(c, "SL tied with --tie-init job") < 1e-5f);
+        // Resumed with its options, it goes on (the tied weights are kept, not started again).
+        o.resume = o.output;
+        o.steps = 12;
+        SlTrainer(o).run();
+        QCOMPARE(readCheckpoint(o.output + ".resume").info.resume.step, 12LL);
+        o.resume.clear();
+        o.tieWindowSteps = 0;
+        QVERIFY_THROWS_EXCEPTION(Error, SlTrainer(o).run());
+        o.tieWindowSteps = -1;
+        o.tieInit = "wide";
+        QVERIFY_THROWS_EXCEPTION(Error, SlTrainer(o).run());
     }
 
     // `dl2 train rl --tie-window`: the actor-critic keeps a tied warm-up tied (without it the
