@@ -68,6 +68,18 @@ std::pair<std::optional<Sample>, int> stateWithFullRow(const Scenario &sc, const
     return {x, row};
 }
 
+// A stop sample (return 0) of dl2-small's seed 100 in a state with a window row whose three
+// tasks are all allowed, and that row.
+std::pair<std::optional<Sample>, int> stopSampleWithFullRow(const PolicySpec &spec, const ParameterSet &start)
+{
+    auto found = stateWithFullRow(scenarioByName("dl2-small"), ProfileSet::reference(), spec, start);
+    if (found.first) {
+        found.first->action = 3 * found.first->rows;
+        found.first->ret = 0.0f;
+    }
+    return found;
+}
+
 // A 10-update actor-critic run on dl2-small with this network, validated once on seed 100.
 RlOptions tenUpdatesOnSmall(const PolicySpec &spec)
 {
@@ -842,15 +854,11 @@ private Q_SLOTS:
     // stop becomes likelier, and when every task would gain, less likely.
     void rowCreditComparesEveryTaskOfTheWindow()
     {
-        const Scenario &sc = scenarioByName("dl2-small");
-        const ProfileSet profiles = ProfileSet::reference();
         const PolicySpec spec = smallDl2();
         const ParameterSet start = initialParameters(spec, 7);
-        auto [x, row] = stateWithFullRow(sc, profiles, spec, start);
+        auto [x, row] = stopSampleWithFullRow(spec, start);
         QVERIFY(x);
         const int stop = 3 * x->rows;
-        x->action = stop;
-        x->ret = 0.0f;
         const auto setReturns = [&](float all, float worker) {
             x->actionRet.assign(size_t(stop), std::numeric_limits<float>::quiet_NaN());
             for (int a = 0; a < stop; ++a)
@@ -930,15 +938,11 @@ private Q_SLOTS:
     // the worker's share of its row grows.
     void everyRowKindCreditTeachesEachRowsKind()
     {
-        const Scenario &sc = scenarioByName("dl2-small");
-        const ProfileSet profiles = ProfileSet::reference();
         const PolicySpec spec = smallDl2();
         const ParameterSet start = initialParameters(spec, 7);
-        auto [x, row] = stateWithFullRow(sc, profiles, spec, start);
+        auto [x, row] = stopSampleWithFullRow(spec, start);
         QVERIFY(x);
         const int stop = 3 * x->rows;
-        x->action = stop;
-        x->ret = 0.0f;
         x->actionRet.assign(size_t(stop), std::numeric_limits<float>::quiet_NaN());
         int rowsWithTask = 0;
         for (int r = 0; r < x->rows; ++r) {
