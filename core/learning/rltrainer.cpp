@@ -372,8 +372,7 @@ void ActorCritic::settleOptions()
     m_explore = !has(o.ablations, "no-exploration");
     m_replayMode = m_episodic || has(o.ablations, "no-replay") ? ReplayMode::None : o.replay;
     m_perAction = has(o.ablations, "per-action-reward");
-    checkTaskCredit(o.taskCredit);
-    m_taskCredit = taskCreditFromString(o.taskCredit);
+    m_taskCredit = taskCreditFromString(o.taskCredit); // checked
     checkKnown("task marginal", o.taskMarginal, {"final", "added"});
     m_taskAdded = o.taskMarginal == "added";
     checkKnown("kind credit", o.kindCredit, {"sampled", "expected", "expected-balanced", "every-row"});
