@@ -592,6 +592,35 @@ private Q_SLOTS:
         const QJsonObject fitted = QJsonDocument::fromJson(
             dl2({QStringLiteral("policy"), QStringLiteral("show"), QStringLiteral("dl2-plus-reference-fitted")}).out).object();
         QCOMPARE(fitted[QStringLiteral("value_network_trained")].toBool(false), true);
+
+        // `dl2 policy probe`: the shipped window-60 dl2 gives a row a worker far more often as
+        // an inception-bn job than as a vgg-16 job (best-config: 5 workers against 1), and its
+        // tied units are counted; dl2-plus cannot be probed.
+        const Run probe = dl2({QStringLiteral("policy"), QStringLiteral("probe"),
+                               QStringLiteral("dl2-reference-window60"), QStringLiteral("--json")});
+        QVERIFY2(probe.code == 0, probe.err.constData());
+        const QJsonObject probed = QJsonDocument::fromJson(probe.out).object();
+        const QJsonArray types = probed[QStringLiteral("types")].toArray();
+        QCOMPARE(types.size(), 8);
+        qsizetype vgg = -1, inception = -1;
+        for (qsizetype t = 0; t < types.size(); ++t) {
+            if (types[t].toString() == QLatin1String("vgg-16"))
+                vgg = t;
+            if (types[t].toString() == QLatin1String("inception-bn"))
+                inception = t;
+        }
+        QVERIFY(vgg >= 0 && inception >= 0);
+        for (const QJsonValue row : probed[QStringLiteral("one_worker")].toArray()) {
+            if (row[QStringLiteral("rows")].toInt() == 0)
+                continue;
+            const QJsonArray q = row[QStringLiteral("q_worker_as_type")].toArray();
+            QVERIFY2(q[inception].toDouble() > q[vgg].toDouble() + 0.1,
+                     qPrintable(row[QStringLiteral("type")].toString()));
+        }
+        QVERIFY(probed.contains(QStringLiteral("units")));
+        const Run plus = dl2({QStringLiteral("policy"), QStringLiteral("probe"), QStringLiteral("dl2-plus-reference")});
+        QCOMPARE(plus.code, 2);
+        QVERIFY2(plus.err.contains("only for the faithful dl2 network"), plus.err.constData());
     }
 
     // `dl2 train` runs dl2-train (the only executable with libtorch), same options.

@@ -1,11 +1,14 @@
-// dl2 policy list | show: the shipped policies (what each was trained on, when it is the
-// default) and what a checkpoint file holds.
+// dl2 policy list | show | probe: the shipped policies (what each was trained on, when it is
+// the default), what a checkpoint file holds, and what a dl2 network has learnt about job
+// types (policyprobe.h).
 #include "command.h"
 #include "common.h"
 
 #include "checkpoint.h"
 #include "error.h"
+#include "policyprobe.h"
 #include "registerpolicies.h"
+#include "scenario.h"
 #include "scheduler.h"
 #include "trainingrecipe.h"
 
@@ -140,22 +143,135 @@ int runShow(const QStringList &args)
     });
 }
 
+QJsonObject probeJson(const TypeProbe &r)
+{
+    QJsonObject o;
+    QJsonArray types;
+    for (const std::string &t : r.types)
+        types.append(QString::fromStdString(t));
+    o[opt("types")] = types;
+    o[opt("states")] = r.statesKept;
+    const char *bands[2] = {"one_worker", "more_workers"};
+    for (int w = 0; w < 2; ++w) {
+        QJsonArray rows;
+        for (size_t own = 0; own < r.types.size(); ++own) {
+            QJsonArray q;
+            for (double v : r.q[w][own])
+                q.append(v);
+            rows.append(QJsonObject{{opt("type"), types[qsizetype(own)]},
+                                    {opt("rows"), r.rows[w][own]},
+                                    {opt("q_worker_as_type"), q}});
+        }
+        o[opt(bands[w])] = rows;
+    }
+    if (r.tied)
+        o[opt("units")] = QJsonObject{
+            {opt("own_per_position"), QJsonArray{r.ownUnits1, r.ownUnits2}},
+            {opt("own_active"), QJsonArray{r.ownActive1, r.ownActive2}},
+            {opt("own_varying"), QJsonArray{r.ownVarying1, r.ownVarying2}},
+            {opt("global"), QJsonArray{r.globalUnits1, r.globalUnits2}},
+            {opt("global_active"), QJsonArray{r.globalActive1, r.globalActive2}},
+            {opt("type_weight"), r.typeWeight},
+            {opt("other_weight"), r.otherWeight}};
+    return o;
+}
+
+void printProbe(const TypeProbe &r)
+{
+    const char *bands[2] = {"at one worker", "at two workers or more"};
+    for (int w = 0; w < 2; ++w) {
+        std::printf("q(worker | row) %s: rows of each type (n), re-scored as if the job were each type\n", bands[w]);
+        std::printf("  %-24s %5s", "type", "n");
+        for (const std::string &t : r.types)
+            std::printf(" %8.8s", t.c_str());
+        std::printf("\n");
+        for (size_t own = 0; own < r.types.size(); ++own) {
+            if (r.rows[w][own] == 0)
+                continue;
+            std::printf("  %-24s %5d", r.types[own].c_str(), r.rows[w][own]);
+            for (double v : r.q[w][own])
+                std::printf(" %8.3f", v);
+            std::printf("\n");
+        }
+    }
+    if (!r.tied) {
+        std::printf("units: not counted (the network is not tied across the window)\n");
+        return;
+    }
+    std::printf("own units of a position active (ReLU > 0), mean per row: layer 1 %.2f of %d (%d of them on for "
+                "some rows and off for others), layer 2 %.2f of %d (%d)\n",
+                r.ownActive1, r.ownUnits1, r.ownVarying1, r.ownActive2, r.ownUnits2, r.ownVarying2);
+    std::printf("global units active, mean per state: layer 1 %.1f of %d, layer 2 %.1f of %d\n", r.globalActive1,
+                r.globalUnits1, r.globalActive2, r.globalUnits2);
+    std::printf("mean |weight| from a position's inputs to its own layer-1 units: type one-hot %.4f, other "
+                "features %.4f\n",
+                r.typeWeight, r.otherWeight);
+}
+
+int runProbe(const QStringList &args)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(
+        opt("What a faithful dl2 network has learnt about job types: plays a few slots of a trace with the policy "
+            "as deployed and re-scores every window row of some decision states as if its job were each type, "
+            "q(worker | row) the worker's share of the row's worker/PS/bundle mix; for a network tied across the "
+            "window, also how many of each position's own hidden units are active."));
+    parser.addHelpOption();
+    parser.addPositionalArgument(opt("checkpoint"), opt("File or shipped policy name."));
+    parser.addOption({opt("scenario"), opt("Scenario whose trace is played (default: the checkpoint's)."), opt("NAME")});
+    parser.addOption({opt("seed"), opt("Trace seed (default 100, a validation seed)."), opt("N"), opt("100")});
+    parser.addOption({opt("slots"), opt("Slots played (default 12); states are kept from slot 10 (or the last slot)."),
+                      opt("N"), opt("12")});
+    parser.addOption({opt("json"), opt("Print JSON.")});
+    int code = 0;
+    if (!parseOrExit(parser, args, code))
+        return code;
+    return guarded("policy probe", [&] {
+        if (parser.positionalArguments().size() != 1)
+            throw Error("give one checkpoint file or shipped policy name");
+        const std::string path = resolveCheckpoint(parser.positionalArguments().constFirst().toStdString());
+        const Checkpoint c = readCheckpoint(path);
+        std::string scenario = parser.value(opt("scenario")).toStdString();
+        if (scenario.empty())
+            scenario = c.info.scenario.empty() ? std::string("dl2-reference") : c.info.scenario;
+        TypeProbeOptions o;
+        o.seed = std::uint64_t(parsePositiveInt(parser, opt("seed"), 0, 2000000000));
+        o.playSlots = parsePositiveInt(parser, opt("slots"), 1, 100000);
+        o.firstSlot = std::min(o.firstSlot, o.playSlots - 1);
+        const TypeProbe r = probeTypes(c, scenarioByName(scenario), ProfileSet::reference(), o);
+        if (parser.isSet(opt("json"))) {
+            QJsonObject j = probeJson(r);
+            j[opt("file")] = QString::fromStdString(path);
+            j[opt("scenario")] = QString::fromStdString(scenario);
+            j[opt("seed")] = qint64(o.seed);
+            printJson(j);
+            return 0;
+        }
+        std::printf("%s: %d decision states of %s seed %llu (slots %d-%d), the policy as deployed (%s)\n", path.c_str(),
+                    r.statesKept, scenario.c_str(), static_cast<unsigned long long>(o.seed), o.firstSlot, o.playSlots - 1,
+                    toString(c.spec.decode));
+        printProbe(r);
+        return 0;
+    });
+}
+
 int runPolicy(const QStringList &args)
 {
     const QString sub = args.value(1);
-    if (sub != opt("list") && sub != opt("show")) {
+    if (sub != opt("list") && sub != opt("show") && sub != opt("probe")) {
         std::fprintf(sub.isEmpty() || sub.startsWith(QLatin1Char('-')) ? stdout : stderr,
-                     "Usage: dl2 policy list [--json]\n       dl2 policy show CHECKPOINT|NAME\n");
+                     "Usage: dl2 policy list [--json]\n       dl2 policy show CHECKPOINT|NAME\n"
+                     "       dl2 policy probe CHECKPOINT|NAME [--scenario NAME] [--seed N] [--slots N] [--json]\n");
         return sub == opt("--help") || sub == opt("-h") ? 0 : kExitBadInput;
     }
     QStringList rest = args.mid(1);
     rest[0] = args[0] + QLatin1Char(' ') + sub;
-    return sub == opt("list") ? runList(rest) : runShow(rest);
+    return sub == opt("list") ? runList(rest) : sub == opt("show") ? runShow(rest) : runProbe(rest);
 }
 
 } // namespace
 
 static CommandRegistration policyRegistration{
-    {"policy", "list the policies and the shipped learned ones; show what a checkpoint holds", runPolicy}};
+    {"policy", "list the policies and the shipped learned ones; show what a checkpoint holds; probe what it learnt about job types", runPolicy}};
 
 } // namespace dl2::cli

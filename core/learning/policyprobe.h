@@ -1,0 +1,53 @@
+#pragma once
+// What a faithful dl2 network has learnt about job types (`dl2 policy probe`). It plays a few
+// slots of a trace with the policy as deployed, keeps some of the decision states, and for
+// every window row of those states re-scores the row as if its job were each type in turn
+// (the type one-hot and, with per-type count features, the count bits moved to that type):
+// q(worker | row), the worker's share of the row's worker/PS/bundle mix, by the row's own
+// type and the type it is given, split by rows at one worker and at more. For a network tied
+// across the window (`--tie-window`), it also counts each position's own hidden units that are
+// active (ReLU > 0) for its rows, and the global ones: units that are never or always active
+// make the position's path dead or linear. Torch-free (the checkpoint's weights, plain loops).
+
+#include "checkpoint.h"
+#include "modelprofile.h"
+#include "scenario.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace dl2 {
+
+struct TypeProbeOptions
+{
+    std::uint64_t seed = 100; // the trace
+    int firstSlot = 10;       // states are kept from this slot on
+    int playSlots = 12;       // slots played
+    int states = 40;          // at most this many states kept (every 7th decision)
+};
+
+struct TypeProbe
+{
+    std::vector<std::string> types; // the profiles' names, in type order
+    // [0]: rows at one worker, [1]: at two or more. rows[w][own]: rows of that type seen;
+    // q[w][own][given]: the mean q(worker | row) of those rows given that type.
+    std::vector<int> rows[2];
+    std::vector<std::vector<double>> q[2];
+    int statesKept = 0;
+    bool tied = false; // the unit counts below are filled (a network tied across the window)
+    int ownUnits1 = 0, ownUnits2 = 0, globalUnits1 = 0, globalUnits2 = 0; // per layer
+    // Mean active units: own ones per row, global ones per state; and how many of a row's own
+    // units are active for some rows but not for all (0: the position's path is fixed).
+    double ownActive1 = 0, ownActive2 = 0, globalActive1 = 0, globalActive2 = 0;
+    int ownVarying1 = 0, ownVarying2 = 0;
+    // Mean |weight| from a position's own inputs to its own layer-1 units: the type one-hot's
+    // and the other features'.
+    double typeWeight = 0, otherWeight = 0;
+};
+
+// Throws dl2::Error for a network that is not the faithful dl2 with one-hot types.
+TypeProbe probeTypes(const Checkpoint &checkpoint, const Scenario &scenario, const ProfileSet &profiles,
+                     const TypeProbeOptions &options = {});
+
+} // namespace dl2

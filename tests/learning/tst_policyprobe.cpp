@@ -1,0 +1,127 @@
+// dl2 policy probe (policyprobe.h): re-scoring window rows as each job type, and counting a
+// tied network's active units per position.
+#include "policyprobe.h"
+
+#include "checkpoint.h"
+#include "error.h"
+#include "rltestutil.h"
+#include "scenario.h"
+
+#include <QTest>
+
+#include <cmath>
+#include <memory>
+
+using namespace dl2;
+using namespace dl2::test;
+
+namespace {
+
+TypeProbeOptions shortProbe()
+{
+    TypeProbeOptions o;
+    o.firstSlot = 2;
+    o.playSlots = 5;
+    o.states = 20;
+    return o;
+}
+
+Checkpoint smallCheckpoint(ParameterSet parameters)
+{
+    Checkpoint c;
+    c.spec = smallDl2();
+    c.info.scenario = "dl2-small";
+    c.parameters = std::make_shared<const ParameterSet>(std::move(parameters));
+    return c;
+}
+
+// The largest |q(worker | row) as type t - as its own type| over the rows probed.
+double largestTypeEffect(const TypeProbe &r)
+{
+    double largest = 0.0;
+    for (int w = 0; w < 2; ++w)
+        for (size_t own = 0; own < r.types.size(); ++own)
+            if (r.rows[w][own] > 0)
+                for (double q : r.q[w][own])
+                    largest = std::max(largest, std::abs(q - r.q[w][own][own]));
+    return largest;
+}
+
+} // namespace
+
+class TestPolicyProbe : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    // A random network's rows score differently as different types; with every weight from
+    // the type one-hot set to 0 (and scalar counts: nothing else says the type), not at all.
+    void typeRescoringFollowsTheTypeWeights()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        ParameterSet p = initialParameters(smallDl2(), 7);
+        const TypeProbe before = probeTypes(smallCheckpoint(p), sc, profiles, shortProbe());
+        QCOMPARE(int(before.types.size()), profiles.size());
+        QVERIFY(before.statesKept > 0);
+        int rows = 0;
+        for (int w = 0; w < 2; ++w)
+            for (int n : before.rows[w])
+                rows += n;
+        QVERIFY(rows > before.statesKept); // several rows of every state
+        QVERIFY2(largestTypeEffect(before) > 1e-4, qPrintable(QString::number(largestTypeEffect(before))));
+
+        const PolicySpec spec = smallDl2();
+        const int F = spec.jobDim(), inputs = spec.window * F;
+        auto &w1 = p.at("policy.fc1.weight").data;
+        for (int unit = 0; unit < spec.hidden1; ++unit)
+            for (int position = 0; position < spec.window; ++position)
+                for (int t = 0; t < spec.types; ++t)
+                    w1[size_t(unit) * size_t(inputs) + size_t(position * F + t)] = 0.0f;
+        const TypeProbe blind = probeTypes(smallCheckpoint(p), sc, profiles, shortProbe());
+        QVERIFY(blind.statesKept > 0);
+        QVERIFY2(largestTypeEffect(blind) < 1e-6, qPrintable(QString::number(largestTypeEffect(blind))));
+        QVERIFY(!blind.tied); // not tied: no unit counts
+    }
+
+    // A tied network's own units: one forced on for every row (weights 0, bias 1) is active
+    // for all of them and never varies; forced off, never active.
+    void unitsOfATiedNetwork()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        const PolicySpec spec = smallDl2();
+        const int inputs = spec.window * spec.jobDim(), own = spec.hidden1 / spec.window;
+        QCOMPARE(own, 1);
+        for (const float bias : {1.0f, -1.0f}) {
+            ParameterSet p = initialParameters(spec, 7);
+            auto &w1 = p.at("policy.fc1.weight").data;
+            auto &b1 = p.at("policy.fc1.bias").data;
+            for (int position = 0; position < spec.window; ++position) {
+                std::fill_n(w1.begin() + long(position) * inputs, inputs, 0.0f);
+                b1[size_t(position)] = bias;
+            }
+            Checkpoint c = smallCheckpoint(p);
+            c.info.tieWindowSteps = -1;
+            const TypeProbe r = probeTypes(c, sc, profiles, shortProbe());
+            QVERIFY(r.tied);
+            QCOMPARE(r.ownUnits1, 1);
+            QCOMPARE(r.globalUnits1, spec.hidden1 - spec.window);
+            QCOMPARE(r.ownActive1, bias > 0 ? 1.0 : 0.0);
+            QCOMPARE(r.ownVarying1, 0);
+            QCOMPARE(r.typeWeight, 0.0);
+            QCOMPARE(r.otherWeight, 0.0);
+        }
+    }
+
+    void refusesWhatItCannotProbe()
+    {
+        Checkpoint c;
+        c.spec = defaultSpec(PolicyKind::Dl2Plus, 0, 8);
+        c.parameters = std::make_shared<const ParameterSet>(initialParameters(c.spec, 1));
+        QVERIFY_THROWS_EXCEPTION(Error, probeTypes(c, scenarioByName("dl2-small"), ProfileSet::reference()));
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPolicyProbe)
+#include "tst_policyprobe.moc"
