@@ -429,6 +429,15 @@ void PolicyNetwork::resetCache()
     m_impl->vEnc.cache.clear();
 }
 
+std::pair<std::vector<float>, std::vector<float>> PolicyNetwork::hiddenLayers(const EncodedState &s)
+{
+    if (m_spec.kind != PolicyKind::Dl2)
+        throw Error("policy network: hidden layers are read for the flat dl2 network only");
+    std::vector<float> out;
+    m_impl->policy.run(s.jobs, out);
+    return {m_impl->policy.h1, m_impl->policy.h2};
+}
+
 void PolicyNetwork::logits(const EncodedState &s, std::vector<float> &out)
 {
     Impl &m = *m_impl;

@@ -13,6 +13,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace dl2 {
@@ -45,6 +46,9 @@ public:
     // Masked, renormalised probabilities (0 for masked actions).
     void probabilities(const EncodedState &state, std::vector<float> &out);
     float value(const EncodedState &state);
+    // dl2 (flat): the policy's two hidden layers (after ReLU) for `state`, as logits() computes
+    // them. Throws dl2::Error for dl2-plus.
+    std::pair<std::vector<float>, std::vector<float>> hiddenLayers(const EncodedState &state);
     // Drop incremental caches (call at the start of a slot).
     void resetCache();
 

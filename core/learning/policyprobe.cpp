@@ -13,21 +13,6 @@ namespace dl2 {
 
 namespace {
 
-// A layer's ReLU outputs for one input (weights [out, in], torch layout).
-std::vector<double> reluLayer(const ParameterTensor &w, const ParameterTensor &b, const std::vector<double> &in)
-{
-    const size_t outs = b.data.size(), ins = in.size();
-    std::vector<double> out(outs);
-    for (size_t o = 0; o < outs; ++o) {
-        double z = b.data[o];
-        const float *row = &w.data[o * ins];
-        for (size_t i = 0; i < ins; ++i)
-            z += double(row[i]) * in[i];
-        out[o] = std::max(0.0, z);
-    }
-    return out;
-}
-
 double workerShare(const std::vector<float> &p, int row)
 {
     const double sum = double(p[size_t(3 * row)]) + p[size_t(3 * row + 1)] + p[size_t(3 * row + 2)];
@@ -48,6 +33,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
     const int T = spec.types, F = spec.jobDim();
     const bool perType = spec.features.counts == CountFeatures::PerType;
     const int countBits = 2 * kCountLevels; // a type's worker and PS bits (encodeJob's order)
+    const auto countsOf = [&](int type) { return T + kJobScalarFeatures + type * countBits; };
 
     // The decision states, from the policy as deployed.
     Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, options.seed), scenario.simulation);
@@ -96,8 +82,8 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
                 x[t] = 1.0f;
                 if (perType && t != own)
                     for (int b = 0; b < countBits; ++b) {
-                        x[T + 5 + t * countBits + b] = original[size_t(T + 5 + own * countBits + b)];
-                        x[T + 5 + own * countBits + b] = 0.0f;
+                        x[countsOf(t) + b] = original[size_t(countsOf(own) + b)];
+                        x[countsOf(own) + b] = 0.0f;
                     }
                 net.probabilities(s, p);
                 r.q[band][size_t(own)][size_t(t)] += workerShare(p, row);
@@ -116,55 +102,47 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
     if (!r.tied)
         return r;
     const int J = spec.window;
-    r.ownUnits1 = spec.hidden1 / J;
-    r.ownUnits2 = spec.hidden2 / J;
-    r.globalUnits1 = spec.hidden1 - J * r.ownUnits1;
-    r.globalUnits2 = spec.hidden2 - J * r.ownUnits2;
-    const ParameterSet &P = *c.parameters;
-    const auto &w1 = P.at("policy.fc1.weight"), &b1 = P.at("policy.fc1.bias");
-    const auto &w2 = P.at("policy.fc2.weight"), &b2 = P.at("policy.fc2.bias");
-    std::vector<int> on1(size_t(r.ownUnits1), 0), on2(size_t(r.ownUnits2), 0);
+    const std::array<int, 2> widths{spec.hidden1, spec.hidden2};
+    std::array<std::vector<int>, 2> rowsOn; // per layer and own unit: the rows it was active for
+    for (size_t l = 0; l < 2; ++l) {
+        r.layers[l].own = widths[l] / J;
+        r.layers[l].global = widths[l] - J * r.layers[l].own;
+        rowsOn[l].assign(size_t(r.layers[l].own), 0);
+    }
     int positions = 0;
     for (const EncodedState &s : states) {
-        const std::vector<double> in(s.jobs.begin(), s.jobs.end());
-        const std::vector<double> h1 = reluLayer(w1, b1, in), h2 = reluLayer(w2, b2, h1);
-        for (int row = 0; row < s.rows; ++row) {
-            if (s.jobIndex[size_t(row)] < 0)
-                continue;
-            ++positions;
-            for (int k = 0; k < r.ownUnits1; ++k)
-                if (h1[size_t(row * r.ownUnits1 + k)] > 0) {
-                    r.ownActive1 += 1;
-                    ++on1[size_t(k)];
-                }
-            for (int k = 0; k < r.ownUnits2; ++k)
-                if (h2[size_t(row * r.ownUnits2 + k)] > 0) {
-                    r.ownActive2 += 1;
-                    ++on2[size_t(k)];
-                }
+        const auto [h1, h2] = net.hiddenLayers(s);
+        const std::array<const std::vector<float> *, 2> h{&h1, &h2};
+        for (size_t l = 0; l < 2; ++l) {
+            TypeProbe::Layer &layer = r.layers[l];
+            for (int row = 0; row < s.rows; ++row)
+                if (s.jobIndex[size_t(row)] >= 0)
+                    for (int k = 0; k < layer.own; ++k)
+                        if ((*h[l])[size_t(row * layer.own + k)] > 0) {
+                            layer.ownActive += 1;
+                            ++rowsOn[l][size_t(k)];
+                        }
+            for (int u = J * layer.own; u < widths[l]; ++u)
+                layer.globalActive += (*h[l])[size_t(u)] > 0;
         }
-        for (int u = J * r.ownUnits1; u < spec.hidden1; ++u)
-            r.globalActive1 += h1[size_t(u)] > 0;
-        for (int u = J * r.ownUnits2; u < spec.hidden2; ++u)
-            r.globalActive2 += h2[size_t(u)] > 0;
+        positions += int(std::count_if(s.jobIndex.begin(), s.jobIndex.end(), [](int j) { return j >= 0; }));
     }
-    r.ownActive1 /= std::max(1, positions);
-    r.ownActive2 /= std::max(1, positions);
-    r.globalActive1 /= std::max<size_t>(1, states.size());
-    r.globalActive2 /= std::max<size_t>(1, states.size());
-    for (int n : on1)
-        r.ownVarying1 += n > 0 && n < positions;
-    for (int n : on2)
-        r.ownVarying2 += n > 0 && n < positions;
+    for (size_t l = 0; l < 2; ++l) {
+        TypeProbe::Layer &layer = r.layers[l];
+        layer.ownActive /= std::max(1, positions);
+        layer.globalActive /= double(std::max<size_t>(1, states.size()));
+        for (int n : rowsOn[l])
+            layer.ownVarying += n > 0 && n < positions;
+    }
     // Position 0's own units and inputs (tied: every position's are the same).
+    const auto &w1 = c.parameters->at("policy.fc1.weight").data;
     const size_t inputs = size_t(J) * size_t(F);
-    for (int k = 0; k < r.ownUnits1; ++k) {
-        const float *row = &w1.data[size_t(k) * inputs];
+    const int own1 = r.layers[0].own;
+    for (int k = 0; k < own1; ++k)
         for (int i = 0; i < F; ++i)
-            (i < T ? r.typeWeight : r.otherWeight) += std::abs(row[i]);
-    }
-    r.typeWeight /= double(r.ownUnits1 * T);
-    r.otherWeight /= double(r.ownUnits1 * (F - T));
+            (i < T ? r.typeWeight : r.otherWeight) += std::abs(w1[size_t(k) * inputs + size_t(i)]);
+    r.typeWeight /= double(own1 * T);
+    r.otherWeight /= double(own1 * (F - T));
     return r;
 }
 

@@ -13,6 +13,7 @@
 #include "modelprofile.h"
 #include "scenario.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,12 +36,16 @@ struct TypeProbe
     std::vector<int> rows[2];
     std::vector<std::vector<double>> q[2];
     int statesKept = 0;
-    bool tied = false; // the unit counts below are filled (a network tied across the window)
-    int ownUnits1 = 0, ownUnits2 = 0, globalUnits1 = 0, globalUnits2 = 0; // per layer
-    // Mean active units: own ones per row, global ones per state; and how many of a row's own
-    // units are active for some rows but not for all (0: the position's path is fixed).
-    double ownActive1 = 0, ownActive2 = 0, globalActive1 = 0, globalActive2 = 0;
-    int ownVarying1 = 0, ownVarying2 = 0;
+    bool tied = false; // `layers` and the weights below are filled (a network tied across the window)
+    struct Layer
+    {
+        int own = 0, global = 0; // units of each position, units of none
+        // Mean active units: own ones per row, global ones per state; and how many of a
+        // position's own units are active for some rows but not for all (0: its path is fixed).
+        double ownActive = 0, globalActive = 0;
+        int ownVarying = 0;
+    };
+    std::array<Layer, 2> layers;
     // Mean |weight| from a position's own inputs to its own layer-1 units: the type one-hot's
     // and the other features'.
     double typeWeight = 0, otherWeight = 0;

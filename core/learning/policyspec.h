@@ -67,6 +67,9 @@ const char *toString(CountFeatures counts);
 // Throws dl2::Error for anything but "scalar" / "per-type".
 CountFeatures countFeaturesFromString(const std::string &name);
 inline constexpr int kCountLevels = 15; // c = 2..16
+// A dl2 job row (StateEncoder::encodeJob): the type (one-hot: `types` entries), these scalar
+// features (age, remaining, dominant share, workers, PSs), then per type the count bits.
+inline constexpr int kJobScalarFeatures = 5;
 
 struct FeatureOptions
 {

@@ -105,10 +105,10 @@ private Q_SLOTS:
             c.info.tieWindowSteps = -1;
             const TypeProbe r = probeTypes(c, sc, profiles, shortProbe());
             QVERIFY(r.tied);
-            QCOMPARE(r.ownUnits1, 1);
-            QCOMPARE(r.globalUnits1, spec.hidden1 - spec.window);
-            QCOMPARE(r.ownActive1, bias > 0 ? 1.0 : 0.0);
-            QCOMPARE(r.ownVarying1, 0);
+            QCOMPARE(r.layers[0].own, 1);
+            QCOMPARE(r.layers[0].global, spec.hidden1 - spec.window);
+            QCOMPARE(r.layers[0].ownActive, bias > 0 ? 1.0 : 0.0);
+            QCOMPARE(r.layers[0].ownVarying, 0);
             QCOMPARE(r.typeWeight, 0.0);
             QCOMPARE(r.otherWeight, 0.0);
         }

@@ -164,15 +164,17 @@ QJsonObject probeJson(const TypeProbe &r)
         }
         o[opt(bands[w])] = rows;
     }
-    if (r.tied)
-        o[opt("units")] = QJsonObject{
-            {opt("own_per_position"), QJsonArray{r.ownUnits1, r.ownUnits2}},
-            {opt("own_active"), QJsonArray{r.ownActive1, r.ownActive2}},
-            {opt("own_varying"), QJsonArray{r.ownVarying1, r.ownVarying2}},
-            {opt("global"), QJsonArray{r.globalUnits1, r.globalUnits2}},
-            {opt("global_active"), QJsonArray{r.globalActive1, r.globalActive2}},
-            {opt("type_weight"), r.typeWeight},
-            {opt("other_weight"), r.otherWeight}};
+    if (!r.tied)
+        return o;
+    QJsonArray layers; // layer 1, layer 2
+    for (const TypeProbe::Layer &l : r.layers)
+        layers.append(QJsonObject{{opt("own_per_position"), l.own},
+                                  {opt("own_active"), l.ownActive},
+                                  {opt("own_varying"), l.ownVarying},
+                                  {opt("global"), l.global},
+                                  {opt("global_active"), l.globalActive}});
+    o[opt("units")] = QJsonObject{
+        {opt("layers"), layers}, {opt("type_weight"), r.typeWeight}, {opt("other_weight"), r.otherWeight}};
     return o;
 }
 
@@ -198,11 +200,12 @@ void printProbe(const TypeProbe &r)
         std::printf("units: not counted (the network is not tied across the window)\n");
         return;
     }
-    std::printf("own units of a position active (ReLU > 0), mean per row: layer 1 %.2f of %d (%d of them on for "
-                "some rows and off for others), layer 2 %.2f of %d (%d)\n",
-                r.ownActive1, r.ownUnits1, r.ownVarying1, r.ownActive2, r.ownUnits2, r.ownVarying2);
-    std::printf("global units active, mean per state: layer 1 %.1f of %d, layer 2 %.1f of %d\n", r.globalActive1,
-                r.globalUnits1, r.globalActive2, r.globalUnits2);
+    for (size_t l = 0; l < r.layers.size(); ++l) {
+        const TypeProbe::Layer &layer = r.layers[l];
+        std::printf("layer %zu: a position's own units active (ReLU > 0) %.2f of %d per row (%d of them on for "
+                    "some rows and off for others); global units active %.1f of %d per state\n",
+                    l + 1, layer.ownActive, layer.own, layer.ownVarying, layer.globalActive, layer.global);
+    }
     std::printf("mean |weight| from a position's inputs to its own layer-1 units: type one-hot %.4f, other "
                 "features %.4f\n",
                 r.typeWeight, r.otherWeight);
