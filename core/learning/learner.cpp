@@ -323,33 +323,36 @@ TieClasses tieClasses(const UnitLayout &out, const UnitLayout *in, std::int64_t 
     return t;
 }
 
-// Per sample: the entropy of each window row's mix of worker, PS and bundle (its task
-// probabilities renormalised; masked tasks excluded), averaged over the rows with an allowed
-// task (RlLossOptions::kindEntropyWeight). `logp`: [B, 3J + 1] log-probabilities; `mask` the
-// same shape.
-torch::Tensor kindEntropy(const torch::Tensor &logp, const torch::Tensor &mask)
-{
-    const auto B = logp.size(0), J = (logp.size(1) - 1) / 3;
-    auto allowed = mask.narrow(1, 0, 3 * J).reshape({B, J, 3});
-    // Masked entries are at about -1e9 already; a fully masked row is dropped below.
-    auto logq = torch::log_softmax(logp.narrow(1, 0, 3 * J).reshape({B, J, 3}), 2);
-    auto h = -(logq.exp() * logq * allowed).sum(2);
-    auto rows = allowed.any(2).to(torch::kFloat);
-    return (h * rows).sum(1) / rows.sum(1).clamp_min(1.0f);
-}
-
-// kindCredit "every-row": each window row's expected return under its own kind mix,
-// sum_k q(k | row) G_(row, k), averaged over the rows with an allowed task (G: [B, 3J], 0
-// where not allowed). Differentiated through q only: the all-actions gradient of each row's
-// choice of kind.
-torch::Tensor everyRowKindTerm(const torch::Tensor &logp, const torch::Tensor &mask, const torch::Tensor &G)
+// Per sample: the mean, over the window rows with an allowed task, of perRow(logq, allowed),
+// where logq is each row's worker/PS/bundle mix (its task probabilities renormalised; masked
+// entries are at about -1e9 already) as [B, J, 3] log-probabilities and allowed its mask as
+// 0/1 floats. `logp`: [B, 3J + 1] log-probabilities; `mask` the same shape.
+template <typename PerRow>
+torch::Tensor meanOverRows(const torch::Tensor &logp, const torch::Tensor &mask, PerRow perRow)
 {
     const auto B = logp.size(0), J = (logp.size(1) - 1) / 3;
     auto allowed = mask.narrow(1, 0, 3 * J).reshape({B, J, 3}).to(torch::kFloat);
-    auto q = torch::log_softmax(logp.narrow(1, 0, 3 * J).reshape({B, J, 3}), 2).exp();
-    auto term = (q * G.reshape({B, J, 3}) * allowed).sum(2);
-    auto rows = allowed.amax(2);
-    return (term * rows).sum(1) / rows.sum(1).clamp_min(1.0f);
+    auto logq = torch::log_softmax(logp.narrow(1, 0, 3 * J).reshape({B, J, 3}), 2);
+    auto rows = allowed.amax(2); // a fully masked row is left out
+    return (perRow(logq, allowed) * rows).sum(1) / rows.sum(1).clamp_min(1.0f);
+}
+
+// The entropy of each row's kind mix (RlLossOptions::kindEntropyWeight).
+torch::Tensor kindEntropy(const torch::Tensor &logp, const torch::Tensor &mask)
+{
+    return meanOverRows(logp, mask, [](const torch::Tensor &logq, const torch::Tensor &allowed) {
+        return -(logq.exp() * logq * allowed).sum(2);
+    });
+}
+
+// kindCredit "every-row": each row's expected return under its own kind mix,
+// sum_k q(k | row) G_(row, k) (G: [B, 3J], 0 where not allowed), differentiated through q
+// only: the all-actions gradient of each row's choice of kind.
+torch::Tensor everyRowKindTerm(const torch::Tensor &logp, const torch::Tensor &mask, const torch::Tensor &G)
+{
+    return meanOverRows(logp, mask, [&G](const torch::Tensor &logq, const torch::Tensor &allowed) {
+        return (logq.exp() * G.reshape_as(logq) * allowed).sum(2);
+    });
 }
 
 // The mean of each class, written back to its entries.
