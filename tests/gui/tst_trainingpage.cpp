@@ -403,6 +403,10 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY2(line.contains(QStringLiteral("--exploration reference --task-credit remaining")),
              qPrintable(line));
     QCOMPARE(page.run()->request().taskCredit, QStringLiteral("remaining"));
+    credit->setCurrentIndex(credit->findData(QStringLiteral("time")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--task-credit time")), qPrintable(line));
+    credit->setCurrentIndex(credit->findData(QStringLiteral("remaining")));
 
     // The kind credits beyond the paper come with the task marginal they need; not for
     // dl2-plus, and not in SL.
