@@ -22,18 +22,6 @@ namespace dl2 {
 
 namespace {
 
-// Throws "unknown WHAT 'value' (known: a, b, c)" unless value is one of `known`.
-void checkKnown(const char *what, const std::string &value, std::initializer_list<const char *> known)
-{
-    std::string list;
-    for (const char *k : known) {
-        if (value == k)
-            return;
-        list += (list.empty() ? "" : ", ") + std::string(k);
-    }
-    throw Error("unknown " + std::string(what) + " '" + value + "' (known: " + list + ")");
-}
-
 // The PSs and workers a task of this kind adds to its job.
 std::pair<int, int> taskDelta(TaskKind kind)
 {

@@ -280,12 +280,10 @@ void Imitation::loadNetworks()
     m_learner = m_initCheckpoint
                     ? std::make_unique<Learner>(*m_initCheckpoint, o.learningRate, m_resumed.has_value())
                     : std::make_unique<Learner>(m_spec, o.learningRate, o.seed);
-    if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")
-        throw Error("unknown SL labels '" + o.labels + "' (known: sequence, set, multi, wfirst)");
+    checkKnown("SL labels", o.labels, {"sequence", "set", "multi", "wfirst"});
     m_recorderLabels = o.labels == "multi" ? "set" : o.labels;
     m_learner->setSlMultiLabel(o.labels == "multi" || o.labels == "wfirst");
-    if (o.tieInit != "layer" && o.tieInit != "job")
-        throw Error("unknown tie init '" + o.tieInit + "' (known: layer, job)");
+    checkKnown("tie init", o.tieInit, {"layer", "job"});
     // A resumed run keeps its option (its weights are tied already: nothing starts again).
     if (o.tieInit != "layer" && (o.tieWindowSteps == 0 || !o.init.empty()))
         throw Error("--tie-init " + o.tieInit + " sets how a fresh network is tied: it needs "

@@ -49,8 +49,8 @@ struct SlOptions
     // `init`, only from a checkpoint trained tied throughout (an untied one is refused).
     long long tieWindowSteps = 0;
     // A fresh network tied: "layer" (default) keeps the default initialisation's scale of the
-    // whole flat layer, so each position's own units start J times quieter than a per-job
-    // network's; "job" starts each position's own units at a per-job network's scale
+    // whole flat layer, so each position's own units start with weights sqrt(J) times smaller
+    // than a per-job network's; "job" starts each position's own units at a per-job network's scale
     // (Learner::setTiedWindow).
     std::string tieInit = "layer";
     std::uint64_t trainSeedBase = 1000;
