@@ -122,6 +122,14 @@ int runList(const QStringList &args)
     });
 }
 
+// The one positional argument of show and probe: a checkpoint file or a shipped policy's name.
+std::string checkpointArgument(const QCommandLineParser &parser)
+{
+    if (parser.positionalArguments().size() != 1)
+        throw Error("give one checkpoint file or shipped policy name");
+    return resolveCheckpoint(parser.positionalArguments().constFirst().toStdString());
+}
+
 int runShow(const QStringList &args)
 {
     QCommandLineParser parser;
@@ -133,9 +141,7 @@ int runShow(const QStringList &args)
     if (!parseOrExit(parser, args, code))
         return code;
     return guarded("policy show", [&] {
-        if (parser.positionalArguments().size() != 1)
-            throw Error("give one checkpoint file or shipped policy name");
-        const std::string path = resolveCheckpoint(parser.positionalArguments().constFirst().toStdString());
+        const std::string path = checkpointArgument(parser);
         QJsonObject o = describe(readCheckpoint(path));
         o[opt("file")] = QString::fromStdString(path);
         printJson(o);
@@ -230,9 +236,7 @@ int runProbe(const QStringList &args)
     if (!parseOrExit(parser, args, code))
         return code;
     return guarded("policy probe", [&] {
-        if (parser.positionalArguments().size() != 1)
-            throw Error("give one checkpoint file or shipped policy name");
-        const std::string path = resolveCheckpoint(parser.positionalArguments().constFirst().toStdString());
+        const std::string path = checkpointArgument(parser);
         const Checkpoint c = readCheckpoint(path);
         std::string scenario = parser.value(opt("scenario")).toStdString();
         if (scenario.empty())
