@@ -80,6 +80,7 @@ struct TrainingInfo
     std::string teacherOrder; // trainer "sl": SlOptions::teacherOrder
     long long tieWindowSteps = 0; // trainer "sl": SlOptions::tieWindowSteps
     std::string tieInit;          // trainer "sl": SlOptions::tieInit (empty: "layer")
+    double typeStepScale = 1.0;   // trainer "rl": RlOptions::typeStepScale
     // The value network has been trained (by an actor-critic run in this policy's history);
     // until then its V(s) is noise and policies report none (Dl2Policy::setValueEstimates).
     bool valueTrained = false;

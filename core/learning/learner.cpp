@@ -633,6 +633,25 @@ void Learner::setTiedWindow(bool on, bool perJobScale)
     m.tied = on;
 }
 
+void Learner::setTypeStepScale(double scale)
+{
+    auto &m = *m_impl;
+    const PolicySpec &s = m.spec;
+    if (!m.tied || m.tie.empty())
+        throw Error("type step scale: only for a network tied across the window (--tie-window)");
+    if (!s.features.oneHotType)
+        throw Error("type step scale: the network feeds the raw type id (--raw-type), not the one-hot");
+    // Layer 1's weights (the first tied parameter): entry o x (J d) + i, input i is position
+    // i / d's feature i % d, the type one-hot first. Same-position entries (kind 0) only.
+    TieClasses &t = m.tie[0];
+    const std::int64_t d = s.jobDim();
+    const auto ids = t.ids.accessor<std::int64_t, 1>();
+    auto stepScale = t.stepScale.accessor<float, 1>();
+    for (std::int64_t e = 0; e < ids.size(0); ++e)
+        if (t.kind[size_t(ids[e])] == 0 && (e % (s.window * d)) % d < s.types)
+            stepScale[e] = float(scale);
+}
+
 void Learner::setGradientReducer(GradientReducer reducer) { m_impl->reducer = std::move(reducer); }
 
 const PolicySpec &Learner::spec() const { return m_impl->spec; }

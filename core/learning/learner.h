@@ -110,6 +110,11 @@ public:
     // actor-critic step keeps them tied. Off again, the layers train freely from there.
     // Throws dl2::Error for dl2-plus or fewer hidden units than positions.
     void setTiedWindow(bool on, bool perJobScale = false);
+    // Tied dl2 with one-hot types only (after setTiedWindow(true)): the weights from a
+    // position's type one-hot to its own layer-1 units take `scale` times the optimizer's step
+    // (a larger learning rate on the type's path alone: Adam's step does not grow with the
+    // gradient). Throws dl2::Error when the network is not tied or has no one-hot type.
+    void setTypeStepScale(double scale);
     // One actor-critic step (a policy step unless options.policyWeight is 0, and a value
     // step); weights[i] scales sample i's loss (they should sum to 1).
     RlUpdateStats rlUpdate(const std::vector<const Sample *> &batch,

@@ -146,6 +146,11 @@ struct RlOptions
     // so that what one position's decisions teach, every position learns. The starting
     // checkpoint must be tied throughout (SL --tie-window all, or an actor-critic run with it).
     bool tieWindow = false;
+    // With tieWindow, beyond the paper: the type one-hot's weights to each position's own
+    // layer-1 units step this many times the learning rate (Learner::setTypeStepScale). A
+    // DRF warm-up leaves the type's path small and linear, and the actor-critic moves the
+    // shared output biases first (core/learning/README.md, "A faster type path").
+    double typeStepScale = 1.0;
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;
     // Beyond the paper, to keep every kind of task tried and chosen (ActorOptions::kindEpsilon,

@@ -811,6 +811,30 @@ private Q_SLOTS:
         const Run more = train(QStringLiteral("more.dl2ckpt"), {QStringLiteral("--init"), dir.filePath(QStringLiteral("tied.dl2ckpt")),
                                                               QStringLiteral("--tie-window"), QStringLiteral("all")});
         QVERIFY2(more.code == 0, more.err.constData());
+        // The actor-critic's faster type path: only for a tied run, and recorded.
+        const auto actorCritic = [&](const QString &file, const QStringList &extra) {
+            return dl2(QStringList{QStringLiteral("train"), QStringLiteral("rl"), QStringLiteral("--scenario"),
+                                   QStringLiteral("dl2-small"), QStringLiteral("--init"),
+                                   dir.filePath(QStringLiteral("tied.dl2ckpt")), QStringLiteral("--steps"),
+                                   QStringLiteral("2"), QStringLiteral("--validate-every"), QStringLiteral("2"),
+                                   QStringLiteral("--val-seeds"), QStringLiteral("100"), QStringLiteral("-o"),
+                                   dir.filePath(file)} +
+                       extra);
+        };
+        const Run untiedFast = actorCritic(QStringLiteral("fast-untied.dl2ckpt"),
+                                           {QStringLiteral("--type-step-scale"), QStringLiteral("10")});
+        QVERIFY(untiedFast.code != 0);
+        QVERIFY2(untiedFast.err.contains("--type-step-scale steps the type's weights of a network tied across the "
+                                         "window: it needs --tie-window"),
+                 untiedFast.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("fast-untied.dl2ckpt"))));
+        const Run fast = actorCritic(QStringLiteral("fast.dl2ckpt"), {QStringLiteral("--tie-window"), QStringLiteral("all"),
+                                                                      QStringLiteral("--type-step-scale"), QStringLiteral("10")});
+        QVERIFY2(fast.code == 0, fast.err.constData());
+        const Run fastShown = dl2({QStringLiteral("policy"), QStringLiteral("show"), dir.filePath(QStringLiteral("fast.dl2ckpt"))});
+        QCOMPARE(QJsonDocument::fromJson(fastShown.out).object()[QStringLiteral("training")].toObject()
+                     [QStringLiteral("type_step_scale")].toDouble(),
+                 10.0);
 
         // Without --checkpoint a trace file gets the shipped policy for trace files (the
         // window-40 one), whichever command runs it: simulate and evaluate agree.

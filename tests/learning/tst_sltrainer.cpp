@@ -400,6 +400,67 @@ private Q_SLOTS:
                      e.what());
         }
     }
+
+    // `dl2 train rl --tie-window --type-step-scale X`: on the first update (Adam's first step
+    // has the same size for every weight with a gradient), the type one-hot's weights to each
+    // position's own layer-1 units move exactly X times as far, every other weight the same.
+    void typeStepScaleMovesOnlyTheTypePathFaster()
+    {
+        QTemporaryDir dir;
+        const std::string path = dir.path().toStdString();
+        const SlOptions warm = windowWarmUp(-1, 20, path + "/tied.dl2ckpt");
+        SlTrainer(warm).run();
+        const Checkpoint start = readCheckpoint(warm.output);
+        const auto oneUpdate = [&](double scale, bool tie, const std::string &name) {
+            RlOptions o;
+            o.scenario = "dl2-small";
+            o.init = warm.output;
+            o.kind = PolicyKind::Dl2;
+            o.exploration = Exploration::Reference;
+            o.criticWarmup = 0;
+            o.steps = 1;
+            o.seed = 2;
+            o.validateEvery = 1;
+            o.validationSeeds = {100};
+            o.tieWindow = tie;
+            o.typeStepScale = scale;
+            o.output = path + "/" + name;
+            RlTrainer(o).run();
+            return readCheckpoint(o.output + ".resume"); // the latest weights, not the best
+        };
+        const Checkpoint plain = oneUpdate(1.0, true, "plain.dl2ckpt"), fast = oneUpdate(10.0, true, "fast.dl2ckpt");
+        const PolicySpec &spec = start.spec;
+        const int J = spec.window, d = spec.jobDim(), u1 = spec.hidden1 / J;
+        int typeMoved = 0;
+        for (const auto &[name, before] : *start.parameters) {
+            if (name.rfind("policy.", 0) != 0)
+                continue;
+            const auto &a = plain.parameters->at(name).data, &b = fast.parameters->at(name).data;
+            for (size_t e = 0; e < before.data.size(); ++e) {
+                const float da = a[e] - before.data[e], db = b[e] - before.data[e];
+                const int unit = int(e / size_t(J * d)), input = int(e % size_t(J * d));
+                const bool typePath = name == "policy.fc1.weight" && unit < J * u1 && unit / u1 == input / d &&
+                                      input % d < spec.types;
+                if (typePath && std::abs(da) > 1e-6f) { // a step (the rest: rounding of the class means)
+                    ++typeMoved;
+                    QVERIFY2(std::abs(db - 10.0f * da) <= 1e-3f * std::abs(10.0f * da) + 1e-7f,
+                             qPrintable(QStringLiteral("type weight %1: %2 vs %3").arg(e).arg(db).arg(da)));
+                } else {
+                    QVERIFY2(std::abs(db - da) <= (typePath ? 1e-5f : 1e-6f), qPrintable(QString::fromStdString(name) +
+                                                                     QStringLiteral(" %1: %2 vs %3").arg(e).arg(db).arg(da)));
+                }
+            }
+        }
+        QVERIFY(typeMoved >= J * u1); // at least one type weight of every own unit moved
+        QCOMPARE(fast.info.typeStepScale, 10.0);
+        bool shown = false; // dl2 policy show, the Training page's recipe, --resume's check
+        for (const RecipeItem &item : trainingRecipe(fast.info))
+            shown = shown || (item.first == QLatin1String("type_step_scale") && item.second.toDouble() == 10.0);
+        QVERIFY(shown);
+        QVERIFY(permutationBreak(fast, "--type-step-scale 10") < 1e-5f);
+        QVERIFY_THROWS_EXCEPTION(Error, oneUpdate(10.0, false, "untied.dl2ckpt"));
+        QVERIFY_THROWS_EXCEPTION(Error, oneUpdate(0.0, true, "zero.dl2ckpt"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestSlTrainer)
