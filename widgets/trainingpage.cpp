@@ -227,6 +227,14 @@ QWidget *TrainingPage::buildControls()
            "learns (--tie-window all), so each learns the same per-job rule instead of its own. "
            "The network is still the paper's; the shipped window-60 policy was trained so. "
            "In SL, then RL, the actor-critic keeps them tied (--tie-window)."));
+    m_tieInit = choiceBox(
+        train, "trainingTieInit", {{tr("layer's (default)"), "layer"}, {tr("each job's"), "job"}},
+        tr("SL for a fresh tied dl2 network: the scale its tied weights start at. The whole "
+           "layer's (the default) leaves each window position's own units with weights sqrt(J) "
+           "times smaller than a per-job network's; each job's starts them at a per-job "
+           "network's (--tie-init job: the actor-critic from a DRF warm-up so started left the "
+           "warm-up's plateau about 1,000 updates sooner). In SL, then RL, only the warm-up is "
+           "given it."));
     m_window = new QSpinBox(train);
     m_window->setObjectName(QStringLiteral("trainingWindow"));
     m_window->setRange(0, 1024);
@@ -255,13 +263,17 @@ QWidget *TrainingPage::buildControls()
         train, "trainingKindCredit",
         {{tr("its own (paper)"), "sampled"},
          {tr("all kinds' gains"), "expected"},
-         {tr("all kinds, balanced"), "expected-balanced"}},
+         {tr("all kinds, balanced"), "expected-balanced"},
+         {tr("every row's kind"), "every-row"}},
         tr("dl2: how RL credits the kind of task (worker, PS or both) it gave a job: by the "
            "chosen task's own gain, as the paper; or by the exact gain of each kind at the "
            "allocation the task was added to, so the kinds a job did not get are compared too "
            "(--kind-credit expected, with --task-marginal added; the best actor-critic from a "
            "DRF warm-up had this as its first stage); or the same with every job type weighted "
-           "equally, so the rare types are not taught the common types' kind"));
+           "equally, so the rare types are not taught the common types' kind. Every row's kind "
+           "(--kind-credit every-row, only with a row credit other than its own): for every "
+           "window row with an allowed task, at every decision, the row's worker/PS/both mix is "
+           "credited by the row credit's gains, however unlikely the row is to be picked"));
     m_rowCredit = choiceBox(
         train, "trainingRowCredit",
         {{tr("its own (paper)"), "sampled"},
@@ -304,6 +316,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Teacher"), m_teacher);
     form->addRow(tr("Labels"), m_labels);
     form->addRow(tr("Window weights"), m_tieWindow);
+    form->addRow(tr("Tied start"), m_tieInit);
     form->addRow(tr("Exploration"), m_exploration);
     form->addRow(tr("Credit a task by"), m_taskCredit);
     form->addRow(tr("Credit its kind by"), m_kindCredit);
@@ -369,6 +382,8 @@ QWidget *TrainingPage::buildControls()
     connect(m_init, &QLineEdit::textChanged, this, &TrainingPage::updateControls);
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_policy, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
+    connect(m_tieWindow, &QCheckBox::toggled, this, &TrainingPage::updateControls);
+    connect(m_rowCredit, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_scenario, &QComboBox::currentIndexChanged, this, &TrainingPage::updateWindowChoices);
     connect(m_start, &QPushButton::clicked, this, [this] { startTraining(); });
     connect(m_cancel, &QPushButton::clicked, this, &TrainingPage::cancelTraining);
@@ -598,10 +613,17 @@ bool TrainingPage::startTraining()
     r.steps = m_steps->value();
     r.validateEvery = std::min(m_validateEvery->value(), m_steps->value());
     r.validationSeeds = m_seeds->text().trimmed();
-    if (algorithm != QLatin1String("sl+rl"))
+    // Given to the SL run only: the trainer has no --tie-init for the actor-critic.
+    QStringList tieInit;
+    if (m_tieInit->isEnabled() && m_tieInit->currentData().toString() == QLatin1String("job"))
+        tieInit = {QStringLiteral("--tie-init"), QStringLiteral("job")};
+    if (algorithm != QLatin1String("sl+rl")) {
+        r.extraArguments << tieInit; // none for RL: the choice is greyed out
         return startTraining(r);
+    }
     TrainingRequest sl = r;
     sl.algorithm = QStringLiteral("sl");
+    sl.extraArguments << tieInit;
     sl.init.clear();
     sl.steps = m_warmup->value();
     sl.validateEvery = std::min(m_validateEvery->value(), sl.steps);
@@ -794,11 +816,13 @@ void TrainingPage::updateControls()
     m_labels->setEnabled(algorithm != QLatin1String("rl") && !running);
     m_tieWindow->setEnabled(algorithm != QLatin1String("rl") && !running && fresh &&
                             m_policy->currentText() == QLatin1String("dl2"));
+    m_tieInit->setEnabled(m_tieWindow->isEnabled() && m_tieWindow->isChecked());
     // A checkpoint brings its own kind; the trainer refuses the kind credits for dl2-plus.
     const bool dl2Credits = algorithm != QLatin1String("sl") && !running &&
                             (!fresh || m_policy->currentText() == QLatin1String("dl2"));
     m_kindCredit->setEnabled(dl2Credits);
     m_rowCredit->setEnabled(dl2Credits);
+    updateKindChoices();
     updateWindowChoices();
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,
                                                        m_validateEvery, m_seeds})
@@ -806,6 +830,23 @@ void TrainingPage::updateControls()
     m_start->setEnabled(!running);
     m_cancel->setEnabled(m_run->state() == TrainingRun::State::Running ||
                          m_controlRun->state() == TrainingRun::State::Running);
+}
+
+void TrainingPage::updateKindChoices()
+{
+    // Every row's kind is credited by the row credit's gains: the trainer refuses it without one.
+    const bool rowCredit = m_rowCredit->currentData().toString() != QLatin1String("sampled");
+    auto *items = qobject_cast<QStandardItemModel *>(m_kindCredit->model());
+    const int everyRow = m_kindCredit->findData(QStringLiteral("every-row"));
+    if (items && everyRow >= 0) {
+        items->item(everyRow)->setEnabled(rowCredit);
+        items->item(everyRow)->setToolTip(
+            rowCredit ? QString()
+                      : tr("Needs a row credit: choose every job's gains, or every job's and stop, "
+                           "under Credit its job by"));
+    }
+    if (!rowCredit && m_kindCredit->currentIndex() == everyRow)
+        m_kindCredit->setCurrentIndex(m_kindCredit->findData(QStringLiteral("sampled")));
 }
 
 void TrainingPage::updateWindowChoices()

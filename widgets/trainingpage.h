@@ -92,6 +92,7 @@ private:
     void scheduleReplot();
     void updateControls();
     void updateWindowChoices(); // the scenario's J; the window teachers only for dl2
+    void updateKindChoices();   // every row's kind only with a row credit
     void updateProgress();
     void updateRecipe();
     void onRunFinished(TrainingRun::State state);
@@ -114,7 +115,7 @@ private:
     QLabel *m_fileLabel, *m_compareLabel, *m_recipe, *m_summary, *m_status, *m_command;
     QCheckBox *m_follow, *m_withControl, *m_tieWindow;
     QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_labels, *m_exploration,
-        *m_taskCredit, *m_kindCredit, *m_rowCredit, *m_refScenario;
+        *m_taskCredit, *m_kindCredit, *m_rowCredit, *m_refScenario, *m_tieInit;
     QLineEdit *m_init, *m_seeds, *m_refSeeds;
     QSpinBox *m_window, *m_warmup, *m_steps, *m_validateEvery;
     QPushButton *m_start, *m_cancel, *m_compareClear;

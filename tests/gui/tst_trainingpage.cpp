@@ -45,6 +45,7 @@ private Q_SLOTS:
     void recipeOfTheShippedWindow60Policy();
     void referenceLines();
     void formBecomesTheCommand();
+    void tiedStartOnlyForTheWarmUp();
     void startAndCancelRealTraining();
     void warmupThenRl();
     void controlRunsBeside();
@@ -88,6 +89,16 @@ QByteArray rlCurves(int validations)
 void useRealTrainer(TrainingPage &page, const QString &cli, const QTemporaryDir &dir)
 {
     page.run()->setSearchDirectories({QFileInfo(cli).absolutePath()});
+    page.setOutputDirectory(dir.path());
+}
+
+// The page runs a stand-in dl2-train in `dir` that appends its arguments, a line a run, to
+// dir/args.txt.
+void useRecordingTrainer(TrainingPage &page, const QTemporaryDir &dir)
+{
+    dl2console::test::writeScript(dir.filePath(QStringLiteral("dl2-train")),
+                                  "echo \"$@\" >> \"$(dirname \"$0\")/args.txt\"\n");
+    page.run()->setSearchDirectories({dir.path()});
     page.setOutputDirectory(dir.path());
 }
 
@@ -368,12 +379,9 @@ void TestTrainingPage::referenceLines()
 void TestTrainingPage::formBecomesTheCommand()
 {
     QTemporaryDir dir;
-    dl2console::test::writeScript(dir.filePath(QStringLiteral("dl2-train")),
-                                  "echo \"$@\" > \"$(dirname \"$0\")/args.txt\"\n");
     TrainingPage page(nullptr);
     page.setScenarios({QStringLiteral("dl2-small"), QStringLiteral("dl2-reference")});
-    page.run()->setSearchDirectories({dir.path()});
-    page.setOutputDirectory(dir.path());
+    useRecordingTrainer(page, dir);
     page.show();
     auto *algorithm = page.findChild<QComboBox *>(QStringLiteral("trainingAlgorithm"));
     auto *exploration = page.findChild<QComboBox *>(QStringLiteral("trainingExploration"));
@@ -449,6 +457,35 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY2(!line.contains(QStringLiteral("--row-credit")) && !line.contains(QStringLiteral("--task-marginal")),
              qPrintable(line));
     kindPolicy->setCurrentIndex(kindPolicy->findText(QStringLiteral("dl2")));
+
+    // Every row's kind is credited by the row credit's gains: with one it is passed with it.
+    const int everyRow = kind->findData(QStringLiteral("every-row"));
+    const auto *kindItems = qobject_cast<QStandardItemModel *>(kind->model());
+    QVERIFY(everyRow >= 0 && kindItems);
+    QVERIFY(kindItems->item(everyRow)->isEnabled());
+    kind->setCurrentIndex(everyRow - 1);
+    QTest::keyClick(kind, Qt::Key_Down);
+    QCOMPARE(kind->currentData().toString(), QStringLiteral("every-row"));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral(
+                 "--task-marginal added --kind-credit every-row --row-credit expected-stop")),
+             qPrintable(line));
+    // Without a row credit the trainer refuses it: the choice falls back to the paper's and
+    // cannot be picked again until a row credit is.
+    row->setCurrentIndex(row->findData(QStringLiteral("sampled")));
+    QCOMPARE(kind->currentData().toString(), QStringLiteral("sampled"));
+    QVERIFY(!kindItems->item(everyRow)->isEnabled());
+    kind->setCurrentIndex(everyRow - 1);
+    QTest::keyClick(kind, Qt::Key_Down);
+    QTest::keyClick(kind, Qt::Key_End);
+    QCOMPARE(kind->currentData().toString(), QStringLiteral("expected-balanced"));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--kind-credit expected-balanced")) &&
+                 !line.contains(QStringLiteral("every-row")) &&
+                 !line.contains(QStringLiteral("--row-credit")),
+             qPrintable(line));
+    row->setCurrentIndex(row->findData(QStringLiteral("expected")));
+    QVERIFY(kindItems->item(everyRow)->isEnabled());
     kind->setCurrentIndex(kind->findData(QStringLiteral("sampled")));
     row->setCurrentIndex(row->findData(QStringLiteral("sampled")));
 
@@ -489,15 +526,32 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY2(!line.contains(QStringLiteral("--labels")) && !line.contains(QStringLiteral("--tie-window")),
              qPrintable(line));
     QVERIFY(labels->isEnabled() && tie->isEnabled());
+    // The tied start: only for a tied fresh dl2 network; its default (layer) passes nothing.
+    auto *tieInit = page.findChild<QComboBox *>(QStringLiteral("trainingTieInit"));
+    QVERIFY(tieInit);
+    QVERIFY(!tieInit->isEnabled()); // not tied
     labels->setCurrentIndex(labels->findData(QStringLiteral("set")));
     tie->setChecked(true);
+    QVERIFY(tieInit->isEnabled());
+    QCOMPARE(tieInit->currentData().toString(), QStringLiteral("layer"));
     line = startAndReadArguments();
-    QVERIFY2(line.contains(QStringLiteral("--teacher best-config-window-25 --labels set --tie-window all")),
+    QVERIFY2(line.contains(
+                 QStringLiteral("--teacher best-config-window-25 --labels set --tie-window all")) &&
+                 !line.contains(QStringLiteral("--tie-init")),
              qPrintable(line));
+    tieInit->setCurrentIndex(tieInit->findData(QStringLiteral("job")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--tie-window all --tie-init job")), qPrintable(line));
+    tie->setChecked(false);
+    QVERIFY(!tieInit->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(!line.contains(QStringLiteral("--tie-init")), qPrintable(line));
+    tie->setChecked(true);
 
     policy->setCurrentIndex(policy->findText(QStringLiteral("dl2-plus")));
     QVERIFY(!window->isEnabled());
     QVERIFY(!tie->isEnabled()); // dl2-plus shares its job network already
+    QVERIFY(!tieInit->isEnabled());
     // The window teachers are for dl2 only: the choice falls back, the items are disabled.
     QCOMPARE(teacher->currentText(), QStringLiteral("optimus"));
     const auto *items = qobject_cast<QStandardItemModel *>(teacher->model());
@@ -506,7 +560,9 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY(items->item(teacher->findText(QStringLiteral("best-config")))->isEnabled());
     line = startAndReadArguments();
     QVERIFY2(line.contains(QStringLiteral("--policy dl2-plus")) &&
-                 !line.contains(QStringLiteral("--window")) && !line.contains(QStringLiteral("--tie-window")),
+                 !line.contains(QStringLiteral("--window")) &&
+                 !line.contains(QStringLiteral("--tie-window")) &&
+                 !line.contains(QStringLiteral("--tie-init")),
              qPrintable(line));
 
     policy->setCurrentIndex(policy->findText(QStringLiteral("dl2")));
@@ -514,11 +570,56 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY(items->item(teacher->findText(QStringLiteral("best-config-window-25")))->isEnabled());
     algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
     QVERIFY(!labels->isEnabled() && !tie->isEnabled()); // RL has no labels to tie for
+    QVERIFY(!tieInit->isEnabled());
     init->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
     QVERIFY(!window->isEnabled());
     line = startAndReadArguments();
-    QVERIFY2(line.contains(QStringLiteral("--init")) && !line.contains(QStringLiteral("--window")),
+    QVERIFY2(line.contains(QStringLiteral("--init")) &&
+                 !line.contains(QStringLiteral("--window")) &&
+                 !line.contains(QStringLiteral("--tie-init")),
              qPrintable(line));
+    // SL from a checkpoint: its weights are already set, no tied start.
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("sl")));
+    QVERIFY(!tie->isEnabled() && !tieInit->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(line.startsWith(QStringLiteral("sl ")) && line.contains(QStringLiteral("--init")) &&
+                 !line.contains(QStringLiteral("--tie-init")),
+             qPrintable(line));
+}
+
+// SL, then RL: the tied start goes to the SL warm-up only (the actor-critic has no such
+// option); both stages keep the window tied. A stand-in trainer appends its arguments.
+void TestTrainingPage::tiedStartOnlyForTheWarmUp()
+{
+    QTemporaryDir dir;
+    TrainingPage page(nullptr);
+    page.setScenarios({QStringLiteral("dl2-small")});
+    useRecordingTrainer(page, dir);
+    page.show();
+    auto *algorithm = page.findChild<QComboBox *>(QStringLiteral("trainingAlgorithm"));
+    auto *tie = page.findChild<QCheckBox *>(QStringLiteral("trainingTieWindow"));
+    auto *tieInit = page.findChild<QComboBox *>(QStringLiteral("trainingTieInit"));
+    auto *init = page.findChild<QLineEdit *>(QStringLiteral("trainingInit"));
+    QVERIFY(algorithm && tie && tieInit && init);
+    QCOMPARE(algorithm->currentData().toString(), QStringLiteral("sl+rl"));
+    // A checkpoint in Start from is for a single stage: the warm-up is always fresh.
+    init->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
+    tie->setChecked(true);
+    QVERIFY(tieInit->isEnabled());
+    tieInit->setCurrentIndex(tieInit->findData(QStringLiteral("job")));
+    QVERIFY(page.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(page.stage() == 2 && !page.run()->isRunning(), 20000);
+    QFile args(dir.filePath(QStringLiteral("args.txt")));
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(args.readAll()).trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines[0].startsWith(QStringLiteral("sl ")) &&
+                 lines[0].contains(QStringLiteral("--tie-window all --tie-init job")),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[1].startsWith(QStringLiteral("rl ")) &&
+                 lines[1].contains(QStringLiteral("--tie-window")) &&
+                 !lines[1].contains(QStringLiteral("--tie-init")),
+             qPrintable(lines[1]));
 }
 
 void TestTrainingPage::startAndCancelRealTraining()
@@ -629,12 +730,9 @@ void TestTrainingPage::controlRunsBeside()
     // with --control and its own checkpoint, and draws the second as the comparison; SL has
     // no control. A stand-in trainer appends its arguments.
     QTemporaryDir dir;
-    dl2console::test::writeScript(dir.filePath(QStringLiteral("dl2-train")),
-                                  "echo \"$@\" >> \"$(dirname \"$0\")/args.txt\"\n");
     TrainingPage page(nullptr);
     page.setScenarios({QStringLiteral("dl2-small")});
-    page.run()->setSearchDirectories({dir.path()});
-    page.setOutputDirectory(dir.path());
+    useRecordingTrainer(page, dir);
     page.show();
     auto *algorithm = page.findChild<QComboBox *>(QStringLiteral("trainingAlgorithm"));
     auto *withControl = page.findChild<QCheckBox *>(QStringLiteral("trainingWithControl"));
