@@ -1,0 +1,196 @@
+#include "typeprobemodel.h"
+
+#include "error.h"
+
+#include <QtConcurrent/QtConcurrentRun>
+
+#include <algorithm>
+#include <cmath>
+
+#ifdef DL2_CONSOLE_LEARNING
+#include "checkpoint.h"
+#include "policyprobe.h"
+#include "registerpolicies.h"
+#include "scenario.h"
+#endif
+
+namespace dl2console {
+
+double TypeProbeResult::spread(int band) const
+{
+    double largest = 0.0;
+    for (qsizetype own = 0; own < types.size(); ++own)
+        if (rows[band].value(own) > 0)
+            for (const double v : q[band][own])
+                largest = std::max(largest, std::abs(v - q[band][own][own]));
+    return largest;
+}
+
+TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
+{
+#ifdef DL2_CONSOLE_LEARNING
+    const std::string path = dl2::resolveCheckpoint(nameOrPath.toStdString());
+    const dl2::Checkpoint c = dl2::readCheckpoint(path); // its errors name the file
+    // As `dl2 policy probe` without options: the checkpoint's scenario, seed 100, slots 10-11.
+    const std::string scenario = c.info.scenario.empty() ? "dl2-reference" : c.info.scenario;
+    const dl2::TypeProbeOptions options;
+    dl2::TypeProbe p;
+    try {
+        p = dl2::probeTypes(c, dl2::scenarioByName(scenario), dl2::ProfileSet::reference(),
+                            options);
+    } catch (const std::exception &e) { // its errors do not name the file
+        std::string reason = e.what();
+        const std::string prefix = "policy probe: ";
+        if (reason.starts_with(prefix))
+            reason.erase(0, prefix.size());
+        throw dl2::Error(path + ": " + reason);
+    }
+    TypeProbeResult r;
+    r.checkpoint = nameOrPath;
+    r.scenario = QString::fromStdString(scenario);
+    r.seed = options.seed;
+    r.firstSlot = options.firstSlot;
+    r.lastSlot = options.playSlots - 1;
+    r.states = p.statesKept;
+    for (const std::string &t : p.types)
+        r.types << QString::fromStdString(t);
+    for (int band = 0; band < 2; ++band) {
+        r.rows[band] = QList<int>(p.rows[band].begin(), p.rows[band].end());
+        for (const auto &given : p.q[band])
+            r.q[band] << QList<double>(given.begin(), given.end());
+    }
+    r.tied = p.tied;
+    for (size_t l = 0; l < p.layers.size(); ++l)
+        r.layers[l] = {p.layers[l].own, p.layers[l].global, p.layers[l].ownActive,
+                       p.layers[l].globalActive, p.layers[l].ownVarying};
+    r.typeWeight = p.typeWeight;
+    r.otherWeight = p.otherWeight;
+    return r;
+#else
+    throw dl2::Error(nameOrPath.toStdString() + ": this build cannot read checkpoints");
+#endif
+}
+
+TypeProbeModel::TypeProbeModel(QObject *parent) : QAbstractTableModel(parent)
+{
+    connect(&m_watcher, &QFutureWatcher<Outcome>::finished, this, [this] {
+        const Outcome out = m_watcher.result();
+        if (!out.error.isEmpty()) {
+            setResult({});
+            Q_EMIT errorOccurred(out.error);
+            return;
+        }
+        setResult(out.result);
+        Q_EMIT probed();
+    });
+}
+
+TypeProbeModel::~TypeProbeModel()
+{
+    m_watcher.waitForFinished();
+}
+
+void TypeProbeModel::probe(const QString &nameOrPath)
+{
+    m_watcher.setFuture(QtConcurrent::run([nameOrPath]() -> Outcome {
+        try {
+            return {probeCheckpointTypes(nameOrPath), {}};
+        } catch (const std::exception &e) {
+            return {{}, QString::fromStdString(e.what())};
+        }
+    }));
+}
+
+void TypeProbeModel::setResult(const TypeProbeResult &result)
+{
+    beginResetModel();
+    m_result = result;
+    endResetModel();
+}
+
+void TypeProbeModel::setBand(Band band)
+{
+    if (band == m_band)
+        return;
+    beginResetModel();
+    m_band = band;
+    endResetModel();
+}
+
+QByteArray TypeProbeModel::toCsv() const
+{
+    QByteArray out = "band,type,rows";
+    for (const QString &t : m_result.types)
+        out += ",q_as_" + t.toUtf8();
+    out += '\n';
+    const char *bands[2] = {"one_worker", "more_workers"};
+    for (int band = 0; band < 2; ++band)
+        for (qsizetype own = 0; own < m_result.types.size(); ++own) {
+            const int rows = m_result.rows[band].value(own);
+            if (rows == 0)
+                continue;
+            out += QByteArray(bands[band]) + ',' + m_result.types[own].toUtf8() + ',' +
+                   QByteArray::number(rows);
+            for (const double v : m_result.q[band][own])
+                out += ',' + QByteArray::number(v, 'g', 6);
+            out += '\n';
+        }
+    return out;
+}
+
+int TypeProbeModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_result.types.size());
+}
+
+int TypeProbeModel::columnCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_result.types.size());
+}
+
+QVariant TypeProbeModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid))
+        return {};
+    const int rows = m_result.rows[m_band].value(index.row());
+    if (role == RowsRole)
+        return rows;
+    if (rows == 0) // no row of this type was seen
+        return {};
+    const double q = m_result.q[m_band][index.row()][index.column()];
+    switch (role) {
+    case Qt::DisplayRole:
+        return QString::number(q, 'f', 3);
+    case ValueRole:
+        return q;
+    case Qt::TextAlignmentRole:
+        return int(Qt::AlignRight | Qt::AlignVCenter);
+    case Qt::ToolTipRole:
+        return tr("%1 rows (%2) given %3's type: mean q(worker | row) %4")
+            .arg(m_result.types[index.row()])
+            .arg(rows)
+            .arg(m_result.types[index.column()])
+            .arg(q, 0, 'f', 3);
+    default:
+        return {};
+    }
+}
+
+QVariant TypeProbeModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (section < 0 || section >= m_result.types.size())
+        return {};
+    const QString &type = m_result.types[section];
+    if (role == Qt::ToolTipRole)
+        return orientation == Qt::Horizontal ? tr("Rows given %1's type").arg(type)
+                                             : tr("Rows whose job is %1: %2 seen")
+                                                   .arg(type)
+                                                   .arg(m_result.rows[m_band].value(section));
+    if (role != Qt::DisplayRole)
+        return {};
+    return orientation == Qt::Horizontal
+               ? type
+               : QStringLiteral("%1 (%2)").arg(type).arg(m_result.rows[m_band].value(section));
+}
+
+} // namespace dl2console
