@@ -4,6 +4,7 @@
 #include "policyfiles.h"
 #include "settings.h"
 #include "trainingcurvesmodel.h"
+#include "typeprobedialog.h"
 #include "validationbaselines.h"
 
 #include "scenario.h"
@@ -73,6 +74,13 @@ QString switchFile(TrainingCurvesModel *model, const QString &path, bool follow)
         model->clear();
     }
     return error;
+}
+
+// The checkpoint a curves file was written for: <checkpoint>.curves.csv ("" if not so named).
+QString checkpointOfCurves(const QString &curves)
+{
+    const QString suffix = QStringLiteral(".curves.csv");
+    return curves.endsWith(suffix) ? curves.left(curves.size() - suffix.size()) : QString();
 }
 
 // A choice of the form: each item's text is shown, its data is the option's value.
@@ -166,7 +174,17 @@ QWidget *TrainingPage::buildControls()
     m_recipe->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_recipe->setVisible(false);
     cv->addWidget(m_recipe);
-    cv->addWidget(open);
+    // What the run's network learnt about job types (dl2 policy probe).
+    auto *probe = new QPushButton(tr("Probe types…"), curves);
+    probe->setObjectName(QStringLiteral("trainingProbeTypes"));
+    probe->setToolTip(tr("Whether the network tells job types apart: q(worker | row) for rows "
+                         "of each type given each type (dl2 policy probe). Probes the checkpoint "
+                         "of the curves shown, else the one to start from; another checkpoint or a "
+                         "shipped policy can be picked in its window"));
+    auto *openRow = new QHBoxLayout;
+    openRow->addWidget(open, 1);
+    openRow->addWidget(probe);
+    cv->addLayout(openRow);
     cv->addWidget(m_follow);
     // A second run beside the first: its control, or any run to compare with.
     auto *compare = new QPushButton(tr("Compare with…"), curves);
@@ -376,6 +394,7 @@ QWidget *TrainingPage::buildControls()
 
     connect(open, &QPushButton::clicked, this, &TrainingPage::openWithDialog);
     connect(compare, &QPushButton::clicked, this, &TrainingPage::compareWithDialog);
+    connect(probe, &QPushButton::clicked, this, [this] { probeTypes(); });
     connect(m_compareClear, &QPushButton::clicked, this, &TrainingPage::clearComparison);
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) { m_model->setFollowing(on); });
     connect(browse, &QPushButton::clicked, this, &TrainingPage::browseInit);
@@ -525,9 +544,7 @@ void TrainingPage::setRunControl(bool on)
 void TrainingPage::updateRecipe()
 {
     const QString curves = m_model->file();
-    const QString suffix = QStringLiteral(".curves.csv");
-    const QString checkpoint =
-        curves.endsWith(suffix) ? curves.left(curves.size() - suffix.size()) : QString();
+    const QString checkpoint = checkpointOfCurves(curves);
     const QFileInfo info(checkpoint);
     // Re-read only when the checkpoint changed (a running trainer rewrites it at each best).
     const QString stamp = checkpoint.isEmpty() || !info.exists()
@@ -581,6 +598,28 @@ void TrainingPage::compareWithDialog()
     const QString path = askForCurves(tr("Compare with training curves"));
     if (!path.isEmpty())
         openComparison(path);
+}
+
+QString TrainingPage::probeCandidate() const
+{
+    const QString ofCurves = checkpointOfCurves(m_model->file());
+    if (!ofCurves.isEmpty() && QFileInfo::exists(ofCurves))
+        return ofCurves;
+    const QString init = m_init->text().trimmed();
+    return QFileInfo::exists(init) ? init : QString();
+}
+
+void TrainingPage::probeTypes(const QString &nameOrPath)
+{
+    if (!m_probe)
+        m_probe = new TypeProbeDialog(m_settings, this);
+    m_probe->show();
+    m_probe->raise();
+    const QString checkpoint = nameOrPath.isEmpty() ? probeCandidate() : nameOrPath;
+    if (checkpoint.isEmpty())
+        m_probe->browse();
+    else
+        m_probe->probe(checkpoint);
 }
 
 void TrainingPage::browseInit()

@@ -27,6 +27,7 @@ namespace dl2console {
 class Plot;
 class Settings;
 class TrainingCurvesModel;
+class TypeProbeDialog;
 class ValidationBaselines;
 
 class TrainingPage : public QWidget
@@ -78,6 +79,13 @@ public:
     Plot *lossPlot() const { return m_lossPlot; }
     Plot *actionPlot() const { return m_actionPlot; }
     QString statusText() const;
+    // The checkpoint "Probe types…" probes: the one the curves shown were written for, else
+    // the one to start from ("" if neither exists).
+    QString probeCandidate() const;
+    // Shows what a checkpoint (default: probeCandidate(), else one the user picks) has learnt
+    // about job types, probed in the background, in a window of its own.
+    void probeTypes(const QString &nameOrPath = {});
+    TypeProbeDialog *typeProbeDialog() const { return m_probe; }
 
 Q_SIGNALS:
     void errorOccurred(const QString &message);
@@ -120,6 +128,7 @@ private:
     QSpinBox *m_window, *m_warmup, *m_steps, *m_validateEvery;
     QPushButton *m_start, *m_cancel, *m_compareClear;
     QProgressBar *m_progress;
+    TypeProbeDialog *m_probe = nullptr; // made on first use
     QWidget *m_charts;
     Plot *m_jctPlot, *m_entropyPlot, *m_lossPlot, *m_actionPlot;
     QTimer m_replot, m_ticker;

@@ -10,9 +10,12 @@
 #include "stubprogram.h"
 #include "trainingcurvesmodel.h"
 #include "trainingpage.h"
+#include "typeprobedialog.h"
+#include "typeprobemodel.h"
 
 #include <algorithm>
 
+#include <QAbstractItemModelTester>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -25,6 +28,7 @@
 #include <QSaveFile>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QSpinBox>
 #include <QStandardItemModel>
@@ -46,6 +50,8 @@ private Q_SLOTS:
     void referenceLines();
     void formBecomesTheCommand();
     void tiedStartOnlyForTheWarmUp();
+    void probesWhatACheckpointLearntOfTypes();
+    void probeErrorsNameTheFile();
     void startAndCancelRealTraining();
     void warmupThenRl();
     void controlRunsBeside();
@@ -620,6 +626,119 @@ void TestTrainingPage::tiedStartOnlyForTheWarmUp()
                  lines[1].contains(QStringLiteral("--tie-window")) &&
                  !lines[1].contains(QStringLiteral("--tie-init")),
              qPrintable(lines[1]));
+}
+
+// The shipped window-60 student tells job types apart (core/learning/README.md): rows of every
+// type given inception-bn's type get a far larger q(worker | row) than given vgg-16's, which
+// best-config gives one worker. "Probe types…" probes the checkpoint of the curves shown.
+void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
+{
+    const QString shipped = qEnvironmentVariable("DL2_SOURCE_DIR") +
+                            QStringLiteral("/resources/policies/dl2-reference-window60.dl2ckpt");
+    QVERIFY2(QFileInfo::exists(shipped), qPrintable(shipped));
+
+    TypeProbeModel model;
+    QAbstractItemModelTester tester(&model);
+    QSignalSpy probed(&model, &TypeProbeModel::probed);
+    model.probe(shipped);
+    QVERIFY(probed.wait(60000));
+    const TypeProbeResult &r = model.result();
+    QCOMPARE(r.types.size(), 8);
+    QCOMPARE(model.rowCount(), 8);
+    QCOMPARE(model.columnCount(), 8);
+    QCOMPARE(r.states, 40); // as dl2 policy probe prints it
+    const int vgg = int(r.types.indexOf(QStringLiteral("vgg-16")));
+    const int inception = int(r.types.indexOf(QStringLiteral("inception-bn")));
+    QVERIFY(vgg >= 0 && inception >= 0);
+    int typesSeen = 0;
+    for (int own = 0; own < model.rowCount(); ++own) {
+        if (model.index(own, 0).data(TypeProbeModel::RowsRole).toInt() == 0) {
+            QVERIFY(!model.index(own, vgg).data(TypeProbeModel::ValueRole).isValid());
+            continue;
+        }
+        ++typesSeen;
+        const double asVgg = model.index(own, vgg).data(TypeProbeModel::ValueRole).toDouble();
+        const double asInception =
+            model.index(own, inception).data(TypeProbeModel::ValueRole).toDouble();
+        QVERIFY2(asInception > asVgg + 0.2,
+                 qPrintable(
+                     QStringLiteral("%1: %2 vs %3").arg(r.types[own]).arg(asInception).arg(asVgg)));
+    }
+    QCOMPARE(typesSeen, 8); // every type has rows at one worker in these states
+    QVERIFY(r.spread(TypeProbeModel::OneWorker) > 0.3);
+    QVERIFY(r.tied);
+    // Rows at two workers or more: fewer types seen, the same columns.
+    model.setBand(TypeProbeModel::MoreWorkers);
+    QCOMPARE(model.columnCount(), 8);
+    QVERIFY(model.index(vgg, 0).data(TypeProbeModel::RowsRole).toInt() == 0);
+    QVERIFY(!model.index(vgg, 0).data().isValid());
+
+    // Through the page: the checkpoint next to the curves file is the one probed.
+    QTemporaryDir dir;
+    const QString checkpoint = dir.filePath(QStringLiteral("run.dl2ckpt"));
+    QVERIFY(QFile::copy(shipped, checkpoint));
+    writeFile(checkpoint + QStringLiteral(".curves.csv"), rlCurves(3));
+    TrainingPage page(nullptr);
+    page.show();
+    QVERIFY(page.openCurves(checkpoint + QStringLiteral(".curves.csv")));
+    QCOMPARE(page.probeCandidate(), checkpoint);
+    auto *button = page.findChild<QPushButton *>(QStringLiteral("trainingProbeTypes"));
+    QVERIFY(button);
+    QTest::mouseClick(button, Qt::LeftButton);
+    TypeProbeDialog *dialog = page.typeProbeDialog();
+    QVERIFY(dialog && dialog->isVisible());
+    QTRY_COMPARE_WITH_TIMEOUT(dialog->model()->rowCount(), 8, 60000);
+    QVERIFY2(dialog->message().contains(
+                 QStringLiteral("run.dl2ckpt: 40 decision states of dl2-reference seed 100")),
+             qPrintable(dialog->message()));
+    QVERIFY2(dialog->statistics().contains(QStringLiteral("Tied across the window")),
+             qPrintable(dialog->statistics()));
+    QVERIFY(dialog->findChild<QTableView *>(QStringLiteral("typeProbeTable"))->isVisible());
+    // The CSV has both bands' rows of the types seen, q given each type.
+    const QString csv = dir.filePath(QStringLiteral("types.csv"));
+    QVERIFY(dialog->exportCsv(csv));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QVERIFY2(lines[0].startsWith("band,type,rows,q_as_resnet-50,q_as_vgg-16,"),
+             lines[0].constData());
+    int rows = 0;
+    for (int band = 0; band < 2; ++band)
+        for (const int n : r.rows[band])
+            rows += n > 0;
+    QCOMPARE(int(lines.size()), 1 + rows);
+    QVERIFY(lines[1].startsWith("one_worker,resnet-50,"));
+    QCOMPARE(int(lines[1].split(',').size()), 3 + 8);
+}
+
+// A checkpoint the probe cannot read gives a message naming the file and the reason, and no
+// table: dl2-plus (no one-hot type input to move) and a file that is not a checkpoint.
+void TestTrainingPage::probeErrorsNameTheFile()
+{
+    QTemporaryDir dir;
+    const QString plus = dir.filePath(QStringLiteral("plus.dl2ckpt"));
+    QVERIFY(QFile::copy(qEnvironmentVariable("DL2_SOURCE_DIR") +
+                            QStringLiteral("/resources/policies/dl2-plus-contended.dl2ckpt"),
+                        plus));
+    const QString corrupt = dir.filePath(QStringLiteral("corrupt.dl2ckpt"));
+    writeFile(corrupt, "not a checkpoint\n");
+    TrainingPage page(nullptr);
+    page.probeTypes(plus);
+    TypeProbeDialog *dialog = page.typeProbeDialog();
+    QVERIFY(dialog);
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->message().startsWith(QStringLiteral("Cannot probe")), 60000);
+    QVERIFY2(dialog->message().contains(QDir::toNativeSeparators(plus) +
+                                        QStringLiteral(": only for the faithful dl2")),
+             qPrintable(dialog->message()));
+    QCOMPARE(dialog->model()->rowCount(), 0);
+    QVERIFY(!dialog->findChild<QTableView *>(QStringLiteral("typeProbeTable"))->isVisible());
+    QVERIFY(!dialog->findChild<QPushButton *>(QStringLiteral("typeProbeExport"))->isEnabled());
+
+    page.probeTypes(corrupt);
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->message().contains(QStringLiteral("not a DL2 checkpoint")),
+                             60000);
+    QVERIFY2(dialog->message().contains(corrupt), qPrintable(dialog->message()));
+    QCOMPARE(dialog->model()->rowCount(), 0);
 }
 
 void TestTrainingPage::startAndCancelRealTraining()
