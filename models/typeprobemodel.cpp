@@ -56,8 +56,8 @@ TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
         r.types << QString::fromStdString(t);
     for (int band = 0; band < 2; ++band) {
         r.rows[band] = QList<int>(p.rows[band].begin(), p.rows[band].end());
-        for (const auto &given : p.q[band])
-            r.q[band] << QList<double>(given.begin(), given.end());
+        for (const auto &ofOwnType : p.q[band])
+            r.q[band] << QList<double>(ofOwnType.begin(), ofOwnType.end());
     }
     r.tied = p.tied;
     for (size_t l = 0; l < p.layers.size(); ++l)

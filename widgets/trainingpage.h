@@ -4,7 +4,8 @@
 // from its curves file, followed while the run writes it; a second run's validation JCT
 // beside it (its shuffled-advantage control, or any other run); and a short training started
 // in the background (`dl2 train rl|sl` as a child process, optionally with its control beside
-// it) with progress and cancel.
+// it) with progress and cancel; and what the run's checkpoint learnt about job types
+// (`dl2 policy probe`, in a TypeProbeDialog).
 
 #include "trainingplots.h"
 #include "trainingrun.h"
