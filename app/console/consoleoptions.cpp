@@ -24,7 +24,7 @@ void ConsoleOptions::configure(QCommandLineParser &parser) const
     parser.addOptions({scenario, seed, trace, policy, checkpoint, speedModel, speedTable, nodes,
                        slot, shot, size, compare, select, dark,
                        showDock, inference, zoom, gate, rules, reviewDeadline, atDeadline, audit, agent,
-                       tokenFile, firstFrame, trainingCurves, trainingCompare, trainingBaselines,
+                       tokenFile, firstFrame, trainingCurves, trainingCompare, trainingBaselines, probeTypes,
                        historySlot, sideBySide, presentation, views, exportVideo, slotRange,
                        fps, noCaptions, learn, learnSabotage});
 }

@@ -138,6 +138,12 @@ struct ConsoleOptions
                        "the first (e.g. its shuffled-advantage control, <checkpoint>-control"
                        ".curves.csv)."),
         QStringLiteral("FILE")};
+    QCommandLineOption probeTypes{
+        QStringLiteral("probe-types"),
+        QStringLiteral("Training page: open \"Probe types…\" on this checkpoint or shipped dl2 "
+                       "policy (what it learnt of job types, as dl2 policy probe); with "
+                       "--screenshot the picture is of the probe window."),
+        QStringLiteral("CHECKPOINT")};
     QCommandLineOption trainingBaselines{
         QStringLiteral("training-baselines"),
         QStringLiteral("Training page: reference lines (DRF, Optimus, lower bound) simulated on "

@@ -92,6 +92,10 @@ int runInteractive(QApplication &app, MainWindow &window, const ConsoleRun &run,
             window.trainingPage()->openComparison(parser.value(o.trainingCompare));
         window.trainingPage()->computeReferences(run.baselineScenario, run.baselineSeeds);
     }
+    if (parser.isSet(o.probeTypes)) {
+        window.showTraining();
+        window.trainingPage()->probeTypes(parser.value(o.probeTypes));
+    }
     InstructorTools *tools = window.instructorTools();
     if (!run.instructor.pair.isEmpty()) {
         tools->sideBySidePage()->setPolicyPair(run.instructor.pair[0], run.instructor.pair[1]);

@@ -12,6 +12,8 @@
 #include "replayexporter.h"
 #include "sidebysidepage.h"
 #include "trainingpage.h"
+#include "typeprobedialog.h"
+#include "typeprobemodel.h"
 #include "viewrefresher.h"
 
 #include <QCoreApplication>
@@ -173,6 +175,20 @@ QString ScreenshotDriver::showPages()
             return m_error;
         training->refresh();
     }
+    if (parser.isSet(o.probeTypes)) {
+        m_window.showTraining();
+        TrainingPage *training = m_window.trainingPage();
+        training->probeTypes(parser.value(o.probeTypes));
+        TypeProbeDialog *dialog = training->typeProbeDialog();
+        TypeProbeModel *model = dialog->model();
+        waitUntil([model] { return !model->isProbing(); }, kTimeoutMs,
+                  [model](QObject *context, std::function<void()> check) {
+                      connect(model, &TypeProbeModel::probed, context, check);
+                      connect(model, &TypeProbeModel::errorOccurred, context, check);
+                  });
+        if (model->result().types.isEmpty())
+            return dialog->message();
+    }
     const InstructorOptions &instructor = m_run.instructor;
     InstructorTools *tools = m_window.instructorTools();
     if (!instructor.pair.isEmpty()) {
@@ -237,7 +253,10 @@ int ScreenshotDriver::run()
                      m_window.minimumSizeHint().width(), m_window.minimumSizeHint().height(),
                      m_window.width(), m_window.height());
     const QString file = m_parser.value(m_options.shot);
-    if (!m_window.grab().save(file))
+    // With --probe-types the picture is of the probe window.
+    TypeProbeDialog *probe = m_window.trainingPage()->typeProbeDialog();
+    QWidget *shown = probe && probe->isVisible() ? static_cast<QWidget *>(probe) : &m_window;
+    if (!shown->grab().save(file))
         return fail(QStringLiteral("could not write %1").arg(file));
     return 0;
 }

@@ -125,13 +125,26 @@ void TestScreenshot::trainingCurves()
     QCOMPARE(p.exitCode(), 0);
     QImage image(png);
     QCOMPARE(image.size(), QSize(1280, 800));
+    // --probe-types: the picture is the probe window's (smaller than the main window's).
+    const QString probePng = dir.filePath(QStringLiteral("probe.png"));
+    QProcess probe;
+    probe.setProcessEnvironment(env);
+    probe.start(console(), {QStringLiteral("--probe-types"), QStringLiteral("dl2-reference-window60"),
+                            QStringLiteral("--screenshot"), probePng, QStringLiteral("--size"),
+                            QStringLiteral("1280x800")});
+    QVERIFY(probe.waitForFinished(120000));
+    QVERIFY2(probe.exitCode() == 0, probe.readAllStandardError().constData());
+    const QImage probeImage(probePng);
+    QVERIFY(!probeImage.isNull());
+    QVERIFY(probeImage.width() < 1280 && probeImage.height() < 800);
 
     for (const QStringList &args :
          {QStringList{QStringLiteral("--training-curves"), bad},
           QStringList{QStringLiteral("--training-curves"), dir.filePath(QStringLiteral("none.csv"))},
           QStringList{QStringLiteral("--training-baselines"), QStringLiteral("no-such-scenario")},
           QStringList{QStringLiteral("--training-curves"), good, QStringLiteral("--training-compare"), bad},
-          QStringList{QStringLiteral("--training-compare"), dir.filePath(QStringLiteral("none.csv"))}}) {
+          QStringList{QStringLiteral("--training-compare"), dir.filePath(QStringLiteral("none.csv"))},
+          QStringList{QStringLiteral("--probe-types"), good}}) { // a curves file is not a checkpoint
         QProcess q;
         q.setProcessEnvironment(env);
         q.start(console(), args + QStringList{QStringLiteral("--screenshot"),
