@@ -241,13 +241,12 @@ void TypeProbeDialog::browse()
     probe(path);
 }
 
-bool TypeProbeDialog::exportCsv(const QString &fileName)
+QString TypeProbeDialog::exportCsv(const QString &fileName)
 {
     QSaveFile file(fileName);
-    if (!file.open(QIODevice::WriteOnly))
-        return false;
-    file.write(m_model->toCsv());
-    return file.commit();
+    if (!file.open(QIODevice::WriteOnly) || file.write(m_model->toCsv()) < 0 || !file.commit())
+        return tr("Could not write %1: %2").arg(QDir::toNativeSeparators(fileName), file.errorString());
+    return {};
 }
 
 void TypeProbeDialog::exportWithDialog()
@@ -255,9 +254,10 @@ void TypeProbeDialog::exportWithDialog()
     const QString base = QFileInfo(m_model->result().checkpoint).completeBaseName();
     const QString name = QFileDialog::getSaveFileName(
         this, tr("Export the type probe"), base + QStringLiteral("-types.csv"), tr("CSV (*.csv)"));
-    if (!name.isEmpty() && !exportCsv(name))
-        QMessageBox::warning(this, windowTitle(),
-                             tr("Could not write %1").arg(QDir::toNativeSeparators(name)));
+    if (name.isEmpty())
+        return;
+    if (const QString error = exportCsv(name); !error.isEmpty())
+        QMessageBox::warning(this, windowTitle(), error);
 }
 
 } // namespace dl2console

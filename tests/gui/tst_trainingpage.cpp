@@ -696,7 +696,7 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
     QVERIFY(dialog->findChild<QTableView *>(QStringLiteral("typeProbeTable"))->isVisible());
     // The CSV has both bands' rows of the types seen, q given each type.
     const QString csv = dir.filePath(QStringLiteral("types.csv"));
-    QVERIFY(dialog->exportCsv(csv));
+    QCOMPARE(dialog->exportCsv(csv), QString());
     QFile file(csv);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
@@ -709,6 +709,10 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
     QCOMPARE(int(lines.size()), 1 + rows);
     QVERIFY(lines[1].startsWith("one_worker,resnet-50,"));
     QCOMPARE(int(lines[1].split(',').size()), 3 + 8);
+    // A file that cannot be written: the error names it, and nothing is left behind.
+    const QString blocked = dir.filePath(QStringLiteral("no-such-dir/types.csv"));
+    QVERIFY2(dialog->exportCsv(blocked).contains(blocked), qPrintable(dialog->exportCsv(blocked)));
+    QVERIFY(!QFile::exists(blocked));
 }
 
 // A checkpoint the probe cannot read gives a message naming the file and the reason, and no
