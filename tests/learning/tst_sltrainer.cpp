@@ -85,6 +85,21 @@ SlOptions windowWarmUp(long long tieSteps, int steps, const std::string &output)
     return o;
 }
 
+// An actor-critic run on dl2-small from a warm-up, with the code's exploration rules (many
+// tasks per slot), validated on seed 100.
+RlOptions smallActorCritic(const std::string &init, const std::string &output)
+{
+    RlOptions o;
+    o.scenario = "dl2-small";
+    o.init = init;
+    o.kind = PolicyKind::Dl2;
+    o.exploration = Exploration::Reference;
+    o.seed = 2;
+    o.validationSeeds = {100};
+    o.output = output;
+    return o;
+}
+
 } // namespace
 
 class TestSlTrainer : public QObject
@@ -370,18 +385,11 @@ private Q_SLOTS:
             }
         }
         const auto actorCritic = [&](const std::string &init, bool tie, const std::string &name) {
-            RlOptions o;
-            o.scenario = "dl2-small";
-            o.init = init;
-            o.kind = PolicyKind::Dl2;
-            o.exploration = Exploration::Reference; // the code's rules: many tasks per slot
+            RlOptions o = smallActorCritic(init, path + "/" + name);
             o.criticWarmup = 5;
             o.steps = 30;
-            o.seed = 2;
             o.validateEvery = 30;
-            o.validationSeeds = {100};
             o.tieWindow = tie;
-            o.output = path + "/" + name;
             RlTrainer(o).run();
             return readCheckpoint(o.output);
         };
@@ -412,19 +420,12 @@ private Q_SLOTS:
         SlTrainer(warm).run();
         const Checkpoint start = readCheckpoint(warm.output);
         const auto oneUpdate = [&](double scale, bool tie, const std::string &name) {
-            RlOptions o;
-            o.scenario = "dl2-small";
-            o.init = warm.output;
-            o.kind = PolicyKind::Dl2;
-            o.exploration = Exploration::Reference;
+            RlOptions o = smallActorCritic(warm.output, path + "/" + name);
             o.criticWarmup = 0;
             o.steps = 1;
-            o.seed = 2;
             o.validateEvery = 1;
-            o.validationSeeds = {100};
             o.tieWindow = tie;
             o.typeStepScale = scale;
-            o.output = path + "/" + name;
             RlTrainer(o).run();
             return readCheckpoint(o.output + ".resume"); // the latest weights, not the best
         };
