@@ -487,6 +487,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("control"), opt("Control run: shuffle the policy's advantages across each batch (what learning must beat).")});
     p.addOption({opt("tie-window"), opt("dl2: keep the policy's weights tied across the window positions while it trains, so that what one position's decisions teach every position learns (the network stays the paper's flat one). The --init checkpoint must be tied throughout (dl2 train sl --tie-window all).")});
     p.addOption({opt("type-step-scale"), opt("dl2 with --tie-window, beyond the paper: the weights from each window position's type one-hot to its own first-layer units take X times the learning rate's step (default 1). A DRF warm-up leaves the type's path small, and the actor-critic moves the shared output biases first."), opt("X")});
+    p.addOption({opt("count-step-scale"), opt("dl2 with --tie-window and --count-features per-type, beyond the paper: the same for the weights from each window position's per-type count bits (type = t and count >= c), through which the network can stop at each type's own counts (default 1)."), opt("X")});
     p.addOption({opt("task-credit"), opt("--credit split: how the choice of task is credited: progress (default: its counterfactual share of the slot's normalised progress, the paper's reward) or remaining (the same divided by its job's remaining share, at most 20x: shortest-remaining-time weighting) or time (the slots of its job's training it saves: the same divided by the job's progress per slot, at most 1)."), opt("NAME")});
     p.addOption({opt("task-marginal"), opt("--credit split: where a task's counterfactual is taken: final (default: its job's progress with its final allocation minus without that task, so every task of a kind gets the last one's gain) or added (its job's gain from it at the allocation it was added to: the first worker of a job is credited with what the first worker adds)."), opt("WHERE")});
     p.addOption({opt("kind-credit"), opt("--credit split with --task-marginal added: how the kind of task chosen for a job is credited: sampled (default: the chosen task's return against the batch mean, like the choice of job) or expected (beyond the paper: every kind's exact return at that allocation, so the choice of kind gets the all-actions gradient and a job's kinds are compared with each other) or expected-balanced (the same, each job type's kind terms weighted to the same total in every batch, so rare types are not taught the common types' kind) or every-row (with --row-credit expected or expected-stop: every window row's kind at every decision, by the all-actions gradient of the row's own worker/PS/bundle mix on the row credit's gains, however unlikely the row is to be picked)."), opt("NAME")});
@@ -589,6 +590,8 @@ int runRl(const QStringList &args)
             o.kindEpsilon = parseDouble(p, opt("kind-epsilon"), 0.0, 1.0);
         if (p.isSet(opt("type-step-scale")))
             o.typeStepScale = parseDouble(p, opt("type-step-scale"), 1e-3, 1000.0);
+        if (p.isSet(opt("count-step-scale")))
+            o.countStepScale = parseDouble(p, opt("count-step-scale"), 1e-3, 1000.0);
         if (p.isSet(opt("kind-entropy")))
             o.kindEntropyWeight = parseDouble(p, opt("kind-entropy"), 0.0, 100.0);
         if (p.isSet(opt("importance-clip")))

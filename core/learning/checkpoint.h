@@ -81,6 +81,7 @@ struct TrainingInfo
     long long tieWindowSteps = 0; // trainer "sl": SlOptions::tieWindowSteps
     std::string tieInit;          // trainer "sl": SlOptions::tieInit (empty: "layer")
     double typeStepScale = 1.0;   // trainer "rl": RlOptions::typeStepScale
+    double countStepScale = 1.0;  // trainer "rl": RlOptions::countStepScale
     // The value network has been trained (by an actor-critic run in this policy's history);
     // until then its V(s) is noise and policies report none (Dl2Policy::setValueEstimates).
     bool valueTrained = false;

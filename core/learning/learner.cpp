@@ -633,7 +633,7 @@ void Learner::setTiedWindow(bool on, bool perJobScale)
     m.tied = on;
 }
 
-void Learner::setTypeStepScale(double scale)
+void Learner::setTypeStepScale(double oneHot, double counts)
 {
     auto &m = *m_impl;
     const PolicySpec &s = m.spec;
@@ -641,15 +641,24 @@ void Learner::setTypeStepScale(double scale)
         throw Error("type step scale: only for a network tied across the window (--tie-window)");
     if (!s.features.oneHotType)
         throw Error("type step scale: the network feeds the raw type id (--raw-type), not the one-hot");
+    if (counts != 1.0 && s.features.counts != CountFeatures::PerType)
+        throw Error("count step scale: the network has no per-type count bits (--count-features per-type)");
     // Layer 1's weights (the first tied parameter): entry o x (J d) + i, input i is position
-    // i / d's feature i % d, the type one-hot first. Same-position entries (kind 0) only.
+    // i / d's feature i % d: the type one-hot, the scalar features, then the per-type count
+    // bits (policyspec.h). Same-position entries (kind 0) only.
     TieClasses &t = m.tie[0];
-    const std::int64_t d = s.jobDim();
+    const std::int64_t d = s.jobDim(), countsFrom = s.types + kJobScalarFeatures;
     const auto ids = t.ids.accessor<std::int64_t, 1>();
     auto stepScale = t.stepScale.accessor<float, 1>();
-    for (std::int64_t e = 0; e < ids.size(0); ++e)
-        if (t.kind[size_t(ids[e])] == 0 && (e % (s.window * d)) % d < s.types)
-            stepScale[e] = float(scale);
+    for (std::int64_t e = 0; e < ids.size(0); ++e) {
+        if (t.kind[size_t(ids[e])] != 0)
+            continue;
+        const std::int64_t feature = (e % (s.window * d)) % d;
+        if (feature < s.types)
+            stepScale[e] = float(oneHot);
+        else if (feature >= countsFrom)
+            stepScale[e] = float(counts);
+    }
 }
 
 void Learner::setGradientReducer(GradientReducer reducer) { m_impl->reducer = std::move(reducer); }

@@ -111,10 +111,11 @@ public:
     // Throws dl2::Error for dl2-plus or fewer hidden units than positions.
     void setTiedWindow(bool on, bool perJobScale = false);
     // Tied dl2 with one-hot types only (after setTiedWindow(true)): the weights from a
-    // position's type one-hot to its own layer-1 units take `scale` times the optimizer's step
-    // (a larger learning rate on the type's path alone: Adam's step does not grow with the
-    // gradient). Throws dl2::Error when the network is not tied or has no one-hot type.
-    void setTypeStepScale(double scale);
+    // position's type one-hot to its own layer-1 units take `oneHot` times the optimizer's
+    // step, and those from its per-type count bits `counts` times (a larger learning rate on
+    // the type's path alone: Adam's step does not grow with the gradient). Throws dl2::Error
+    // when the network is not tied, has no one-hot type, or (counts != 1) no count bits.
+    void setTypeStepScale(double oneHot, double counts = 1.0);
     // One actor-critic step (a policy step unless options.policyWeight is 0, and a value
     // step); weights[i] scales sample i's loss (they should sum to 1).
     RlUpdateStats rlUpdate(const std::vector<const Sample *> &batch,

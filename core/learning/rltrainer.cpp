@@ -321,14 +321,16 @@ void ActorCritic::loadNetworks()
                         "--tie-window all); tying would replace them");
         m_learner->setTiedWindow(true);
     }
-    if (!(o.typeStepScale > 0.0 && o.typeStepScale <= 1000.0))
-        throw Error("--type-step-scale: expected a factor in (0, 1000], got " + std::to_string(o.typeStepScale));
-    if (o.typeStepScale != 1.0) {
-        if (!o.tieWindow)
-            throw Error("--type-step-scale steps the type's weights of a network tied across the window: "
-                        "it needs --tie-window");
-        m_learner->setTypeStepScale(o.typeStepScale);
+    for (const auto &[name, scale] : {std::pair{"type", o.typeStepScale}, std::pair{"count", o.countStepScale}}) {
+        if (!(scale > 0.0 && scale <= 1000.0))
+            throw Error(std::string("--") + name + "-step-scale: expected a factor in (0, 1000], got " +
+                        std::to_string(scale));
+        if (scale != 1.0 && !o.tieWindow)
+            throw Error(std::string("--") + name + "-step-scale steps the type's weights of a network tied "
+                        "across the window: it needs --tie-window");
     }
+    if (o.typeStepScale != 1.0 || o.countStepScale != 1.0)
+        m_learner->setTypeStepScale(o.typeStepScale, o.countStepScale);
     if (o.klWeight > 0)
         m_learner->setReference(warmUp ? *warmUp : *m_learner->parameters());
     if (o.decode)
@@ -528,6 +530,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.control = o.control;
     info.tieWindowSteps = o.tieWindow ? -1 : 0;
     info.typeStepScale = o.typeStepScale;
+    info.countStepScale = o.countStepScale;
     info.unfinishedJobsReward = m_unfinished;
     info.ablations = o.ablations;
     info.seed = o.seed;

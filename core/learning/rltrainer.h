@@ -151,6 +151,9 @@ struct RlOptions
     // DRF warm-up leaves the type's path small and linear, and the actor-critic moves the
     // shared output biases first (core/learning/README.md, "A faster type path").
     double typeStepScale = 1.0;
+    // The same for the weights from each position's per-type count bits (--count-features
+    // per-type), through which a tied network can stop at each type's own worker and PS counts.
+    double countStepScale = 1.0;
     bool control = false;         // shuffled-advantage control
     double stopEpsilon = 0.0;
     // Beyond the paper, to keep every kind of task tried and chosen (ActorOptions::kindEpsilon,

@@ -57,6 +57,8 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
         o.emplace_back(key("tie_window"), key("all"));
     if (t.typeStepScale != 1.0) // likewise: shown only where it is not the default
         o.emplace_back(key("type_step_scale"), t.typeStepScale);
+    if (t.countStepScale != 1.0)
+        o.emplace_back(key("count_step_scale"), t.countStepScale);
     if (t.kindEpsilon > 0.0) // likewise: runs before 2026-12-06 (afternoon) lack these
         o.emplace_back(key("kind_epsilon"), t.kindEpsilon);
     if (t.kindEntropyWeight > 0.0)

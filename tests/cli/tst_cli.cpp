@@ -828,6 +828,14 @@ private Q_SLOTS:
                                          "window: it needs --tie-window"),
                  untiedFast.err.constData());
         QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("fast-untied.dl2ckpt"))));
+        const Run noCounts = actorCritic(QStringLiteral("fast-counts.dl2ckpt"),
+                                         {QStringLiteral("--tie-window"), QStringLiteral("all"),
+                                          QStringLiteral("--count-step-scale"), QStringLiteral("10")});
+        QVERIFY(noCounts.code != 0);
+        QVERIFY2(noCounts.err.contains("count step scale: the network has no per-type count bits "
+                                       "(--count-features per-type)"),
+                 noCounts.err.constData());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("fast-counts.dl2ckpt"))));
         const Run fast = actorCritic(QStringLiteral("fast.dl2ckpt"), {QStringLiteral("--tie-window"), QStringLiteral("all"),
                                                                       QStringLiteral("--type-step-scale"), QStringLiteral("10")});
         QVERIFY2(fast.code == 0, fast.err.constData());

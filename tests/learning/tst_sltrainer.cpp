@@ -409,58 +409,71 @@ private Q_SLOTS:
         }
     }
 
-    // `dl2 train rl --tie-window --type-step-scale X`: on the first update (Adam's first step
-    // has the same size for every weight with a gradient), the type one-hot's weights to each
-    // position's own layer-1 units move exactly X times as far, every other weight the same.
+    // `dl2 train rl --tie-window --type-step-scale X --count-step-scale Y`: on the first
+    // update (Adam's first step has the same size for every weight with a gradient), the
+    // weights from each position's type one-hot to its own layer-1 units move exactly X times
+    // as far, those from its per-type count bits Y times, every other weight the same.
     void typeStepScaleMovesOnlyTheTypePathFaster()
     {
         QTemporaryDir dir;
         const std::string path = dir.path().toStdString();
-        const SlOptions warm = windowWarmUp(-1, 20, path + "/tied.dl2ckpt");
+        SlOptions warm = windowWarmUp(-1, 20, path + "/tied.dl2ckpt");
+        PolicySpec perType = defaultSpec(PolicyKind::Dl2, scenarioByName("dl2-small").window, 8);
+        perType.features.counts = CountFeatures::PerType;
+        warm.spec = perType;
         SlTrainer(warm).run();
         const Checkpoint start = readCheckpoint(warm.output);
-        const auto oneUpdate = [&](double scale, bool tie, const std::string &name) {
+        const auto oneUpdate = [&](double typeScale, double countScale, bool tie, const std::string &name) {
             RlOptions o = smallActorCritic(warm.output, path + "/" + name);
             o.criticWarmup = 0;
             o.steps = 1;
             o.validateEvery = 1;
             o.tieWindow = tie;
-            o.typeStepScale = scale;
+            o.typeStepScale = typeScale;
+            o.countStepScale = countScale;
             RlTrainer(o).run();
             return readCheckpoint(o.output + ".resume"); // the latest weights, not the best
         };
-        const Checkpoint plain = oneUpdate(1.0, true, "plain.dl2ckpt"), fast = oneUpdate(10.0, true, "fast.dl2ckpt");
+        const Checkpoint plain = oneUpdate(1.0, 1.0, true, "plain.dl2ckpt");
+        const Checkpoint fast = oneUpdate(10.0, 4.0, true, "fast.dl2ckpt");
         const PolicySpec &spec = start.spec;
         const int J = spec.window, d = spec.jobDim(), u1 = spec.hidden1 / J;
-        int typeMoved = 0;
+        const int countsFrom = spec.types + kJobScalarFeatures;
+        QVERIFY(d > countsFrom); // the per-type count bits are there
+        int moved[2] = {0, 0};   // type one-hot weights, count bit weights that stepped
         for (const auto &[name, before] : *start.parameters) {
             if (name.rfind("policy.", 0) != 0)
                 continue;
             const auto &a = plain.parameters->at(name).data, &b = fast.parameters->at(name).data;
             for (size_t e = 0; e < before.data.size(); ++e) {
                 const float da = a[e] - before.data[e], db = b[e] - before.data[e];
-                const int unit = int(e / size_t(J * d)), input = int(e % size_t(J * d));
-                const bool typePath = name == "policy.fc1.weight" && unit < J * u1 && unit / u1 == input / d &&
-                                      input % d < spec.types;
-                if (typePath && std::abs(da) > 1e-6f) { // a step (the rest: rounding of the class means)
-                    ++typeMoved;
-                    QVERIFY2(std::abs(db - 10.0f * da) <= 1e-3f * std::abs(10.0f * da) + 1e-7f,
-                             qPrintable(QStringLiteral("type weight %1: %2 vs %3").arg(e).arg(db).arg(da)));
+                const int unit = int(e / size_t(J * d)), input = int(e % size_t(J * d)), feature = input % d;
+                const bool own = name == "policy.fc1.weight" && unit < J * u1 && unit / u1 == input / d;
+                const int path = !own ? -1 : feature < spec.types ? 0 : feature >= countsFrom ? 1 : -1;
+                const float factor = path == 0 ? 10.0f : path == 1 ? 4.0f : 1.0f;
+                if (path >= 0 && std::abs(da) > 1e-6f) { // a step (the rest: rounding of the class means)
+                    ++moved[path];
+                    QVERIFY2(std::abs(db - factor * da) <= 1e-3f * std::abs(factor * da) + 1e-7f,
+                             qPrintable(QStringLiteral("weight %1 (feature %2): %3 vs %4").arg(e).arg(feature).arg(db).arg(da)));
                 } else {
-                    QVERIFY2(std::abs(db - da) <= (typePath ? 1e-5f : 1e-6f), qPrintable(QString::fromStdString(name) +
-                                                                     QStringLiteral(" %1: %2 vs %3").arg(e).arg(db).arg(da)));
+                    QVERIFY2(std::abs(db - da) <= (path >= 0 ? 1e-5f : 1e-6f),
+                             qPrintable(QString::fromStdString(name) + QStringLiteral(" %1: %2 vs %3").arg(e).arg(db).arg(da)));
                 }
             }
         }
-        QVERIFY(typeMoved >= J * u1); // at least one type weight of every own unit moved
+        QVERIFY(moved[0] >= J * u1); // at least one type weight of every own unit moved
+        QVERIFY(moved[1] >= J * u1); // and one count bit weight
         QCOMPARE(fast.info.typeStepScale, 10.0);
-        bool shown = false; // dl2 policy show, the Training page's recipe, --resume's check
+        QCOMPARE(fast.info.countStepScale, 4.0);
+        int shown = 0; // dl2 policy show, the Training page's recipe, --resume's check
         for (const RecipeItem &item : trainingRecipe(fast.info))
-            shown = shown || (item.first == QLatin1String("type_step_scale") && item.second.toDouble() == 10.0);
-        QVERIFY(shown);
-        QVERIFY(permutationBreak(fast, "--type-step-scale 10") < 1e-5f);
-        QVERIFY_THROWS_EXCEPTION(Error, oneUpdate(10.0, false, "untied.dl2ckpt"));
-        QVERIFY_THROWS_EXCEPTION(Error, oneUpdate(0.0, true, "zero.dl2ckpt"));
+            shown += (item.first == QLatin1String("type_step_scale") && item.second.toDouble() == 10.0) +
+                     (item.first == QLatin1String("count_step_scale") && item.second.toDouble() == 4.0);
+        QCOMPARE(shown, 2);
+        QVERIFY(permutationBreak(fast, "--type-step-scale 10 --count-step-scale 4") < 1e-5f);
+        QVERIFY_THROWS_EXCEPTION(Error, oneUpdate(10.0, 1.0, false, "untied.dl2ckpt"));
+        QVERIFY_THROWS_EXCEPTION(Error, oneUpdate(1.0, 4.0, false, "untied-counts.dl2ckpt"));
+        QVERIFY_THROWS_EXCEPTION(Error, oneUpdate(0.0, 1.0, true, "zero.dl2ckpt"));
     }
 };
 
