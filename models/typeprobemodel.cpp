@@ -43,7 +43,9 @@ TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
         const std::string prefix = "policy probe: ";
         if (reason.starts_with(prefix))
             reason.erase(0, prefix.size());
-        throw dl2::Error(path + ": " + reason);
+        // A shipped policy by the name it was asked for, not its resource path.
+        const std::string asked = nameOrPath.toStdString();
+        throw dl2::Error((path.starts_with(":/") ? asked : path) + ": " + reason);
     }
     TypeProbeResult r;
     r.checkpoint = nameOrPath;

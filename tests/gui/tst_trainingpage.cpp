@@ -743,6 +743,12 @@ void TestTrainingPage::probeErrorsNameTheFile()
                              60000);
     QVERIFY2(dialog->message().contains(corrupt), qPrintable(dialog->message()));
     QCOMPARE(dialog->model()->rowCount(), 0);
+
+    // A shipped policy is named as it was asked for, not by its resource path.
+    page.probeTypes(QStringLiteral("dl2-plus-reference"));
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->message().contains(QStringLiteral("only for the faithful dl2")), 60000);
+    QVERIFY2(dialog->message().startsWith(QStringLiteral("Cannot probe dl2-plus-reference: ")),
+             qPrintable(dialog->message()));
 }
 
 void TestTrainingPage::startAndCancelRealTraining()
