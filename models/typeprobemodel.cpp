@@ -4,9 +4,6 @@
 
 #include <QtConcurrent/QtConcurrentRun>
 
-#include <algorithm>
-#include <cmath>
-
 #ifdef DL2_CONSOLE_LEARNING
 #include "checkpoint.h"
 #include "policyprobe.h"
@@ -16,36 +13,25 @@
 
 namespace dl2console {
 
-double TypeProbeResult::spread(int band) const
-{
-    double largest = 0.0;
-    for (qsizetype own = 0; own < types.size(); ++own)
-        if (rows[band].value(own) > 0)
-            for (const double v : q[band][own])
-                largest = std::max(largest, std::abs(v - q[band][own][own]));
-    return largest;
-}
-
 TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
 {
 #ifdef DL2_CONSOLE_LEARNING
     const std::string path = dl2::resolveCheckpoint(nameOrPath.toStdString());
     const dl2::Checkpoint c = dl2::readCheckpoint(path); // its errors name the file
     // As `dl2 policy probe` without options: the checkpoint's scenario, seed 100, slots 10-11.
-    const std::string scenario = c.info.scenario.empty() ? "dl2-reference" : c.info.scenario;
+    const std::string scenario = dl2::defaultProbeScenario(c);
     const dl2::TypeProbeOptions options;
     dl2::TypeProbe p;
     try {
         p = dl2::probeTypes(c, dl2::scenarioByName(scenario), dl2::ProfileSet::reference(),
                             options);
-    } catch (const std::exception &e) { // its errors do not name the file
-        std::string reason = e.what();
-        const std::string prefix = "policy probe: ";
-        if (reason.starts_with(prefix))
-            reason.erase(0, prefix.size());
-        // A shipped policy by the name it was asked for, not its resource path.
-        const std::string asked = nameOrPath.toStdString();
-        throw dl2::Error((path.starts_with(":/") ? asked : path) + ": " + reason);
+    } catch (const dl2::Error &e) {
+        // Its errors name the file: a shipped policy by the name it was asked for instead of
+        // its resource path.
+        std::string message = e.what();
+        if (path.starts_with(":/") && message.starts_with(path))
+            message.replace(0, path.size(), nameOrPath.toStdString());
+        throw dl2::Error(message);
     }
     TypeProbeResult r;
     r.checkpoint = nameOrPath;
@@ -67,6 +53,8 @@ TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
                        p.layers[l].globalActive, p.layers[l].ownVarying};
     r.typeWeight = p.typeWeight;
     r.otherWeight = p.otherWeight;
+    for (int band = 0; band < 2; ++band)
+        r.spreads[band] = p.spread(band);
     return r;
 #else
     throw dl2::Error(nameOrPath.toStdString() + ": this build cannot read checkpoints");

@@ -31,9 +31,10 @@ struct TypeProbeResult
         int ownVarying = 0;
     } layers[2];
     double typeWeight = 0, otherWeight = 0;
-
-    // The largest change of one type's mean q when its rows are given another type.
-    double spread(int band) const;
+    // Per band: the largest change of one type's mean q when its rows are given another type
+    // (dl2::TypeProbe::spread).
+    double spreads[2] = {0, 0};
+    double spread(int band) const { return spreads[band]; }
 };
 
 // Probes as `dl2 policy probe CHECKPOINT` does with its defaults, on the calling thread;

@@ -647,7 +647,7 @@ void Learner::setTypeStepScale(double oneHot, double counts)
     // i / d's feature i % d: the type one-hot, the scalar features, then the per-type count
     // bits (policyspec.h). Same-position entries (kind 0) only.
     TieClasses &t = m.tie[0];
-    const std::int64_t d = s.jobDim(), countsFrom = s.types + kJobScalarFeatures;
+    const std::int64_t d = s.jobDim(), countsFrom = s.countBitsFrom();
     const auto ids = t.ids.accessor<std::int64_t, 1>();
     auto stepScale = t.stepScale.accessor<float, 1>();
     for (std::int64_t e = 0; e < ids.size(0); ++e) {

@@ -21,19 +21,34 @@ double workerShare(const std::vector<float> &p, int row)
 
 } // namespace
 
+double TypeProbe::spread(int band) const
+{
+    double largest = 0.0;
+    for (size_t own = 0; own < q[band].size(); ++own)
+        if (rows[band][own] > 0)
+            for (const double v : q[band][own])
+                largest = std::max(largest, std::abs(v - q[band][own][own]));
+    return largest;
+}
+
+std::string defaultProbeScenario(const Checkpoint &c)
+{
+    return c.info.scenario.empty() ? std::string("dl2-reference") : c.info.scenario;
+}
+
 TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const ProfileSet &profiles,
                      const TypeProbeOptions &options)
 {
     const PolicySpec &spec = c.spec;
     if (spec.kind != PolicyKind::Dl2 || !spec.features.oneHotType)
-        throw Error("policy probe: only for the faithful dl2 network with one-hot job types");
+        throw Error(c.origin + ": only for the faithful dl2 network with one-hot job types");
     if (spec.types != profiles.size())
-        throw Error("policy probe: the network knows " + std::to_string(spec.types) + " job types, the profiles " +
+        throw Error(c.origin + ": the network knows " + std::to_string(spec.types) + " job types, the profiles " +
                     std::to_string(profiles.size()));
     const int T = spec.types, F = spec.jobDim();
     const bool perType = spec.features.counts == CountFeatures::PerType;
     const int countBits = 2 * kCountLevels; // a type's worker and PS bits (encodeJob's order)
-    const auto countsOf = [&](int type) { return T + kJobScalarFeatures + type * countBits; };
+    const auto countsOf = [&](int type) { return spec.countBitsFrom() + type * countBits; };
 
     // The decision states, from the policy as deployed.
     Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, options.seed), scenario.simulation);

@@ -49,9 +49,17 @@ struct TypeProbe
     // Mean |weight| from a position's own inputs to its own layer-1 units: the type one-hot's
     // and the other features'.
     double typeWeight = 0, otherWeight = 0;
+
+    // The largest change of one type's mean q (band 0: rows at one worker, 1: at more) when
+    // its rows are given another type instead of their own: 0 for a network blind to types.
+    double spread(int band) const;
 };
 
-// Throws dl2::Error for a network that is not the faithful dl2 with one-hot types.
+// The scenario a probe plays by default: the checkpoint's, else dl2-reference.
+std::string defaultProbeScenario(const Checkpoint &checkpoint);
+
+// Throws dl2::Error, naming the checkpoint's file, for a network that is not the faithful
+// dl2 with one-hot types.
 TypeProbe probeTypes(const Checkpoint &checkpoint, const Scenario &scenario, const ProfileSet &profiles,
                      const TypeProbeOptions &options = {});
 

@@ -65,7 +65,12 @@ int PolicySpec::jobDim() const
     if (kind == PolicyKind::Dl2Plus)
         return kPlusJobFeatures + (features.bestSetting ? kPlusBestSettingFeatures : 0);
     const int perType = features.counts == CountFeatures::PerType ? 2 * kCountLevels * types : 0;
-    return (features.oneHotType ? types : 1) + kJobScalarFeatures + perType;
+    return countBitsFrom() + perType;
+}
+
+int PolicySpec::countBitsFrom() const
+{
+    return (features.oneHotType ? types : 1) + kJobScalarFeatures;
 }
 
 int PolicySpec::globalDim() const

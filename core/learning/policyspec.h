@@ -98,6 +98,9 @@ struct PolicySpec
     Decode decode = Decode::Greedy; // stored in checkpoints; an old file (no field) is greedy
 
     int jobDim() const;
+    // dl2: where a job row's per-type count bits start (after the type input and the scalar
+    // features); type t's 2 x kCountLevels bits (workers, then PSs) follow at t x 2 kCountLevels.
+    int countBitsFrom() const;
     int globalDim() const;
     // dl2: J x jobDim (the flat network input); dl2-plus: jobDim.
     int stateDim() const;

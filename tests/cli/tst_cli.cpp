@@ -618,9 +618,12 @@ private Q_SLOTS:
                      qPrintable(row[QStringLiteral("type")].toString()));
         }
         QVERIFY(probed.contains(QStringLiteral("units")));
+        QVERIFY(probed[QStringLiteral("spread_one_worker")].toDouble() > 0.3);
         const Run plus = dl2({QStringLiteral("policy"), QStringLiteral("probe"), QStringLiteral("dl2-plus-reference")});
         QCOMPARE(plus.code, 2);
-        QVERIFY2(plus.err.contains("only for the faithful dl2 network"), plus.err.constData());
+        QVERIFY2(plus.err.contains("dl2-plus-reference.dl2ckpt: only for the faithful dl2 network") &&
+                     !plus.err.contains("policy probe: policy probe"),
+                 plus.err.constData());
     }
 
     // `dl2 train` runs dl2-train (the only executable with libtorch), same options.

@@ -438,7 +438,7 @@ private Q_SLOTS:
         const Checkpoint fast = oneUpdate(10.0, 4.0, true, "fast.dl2ckpt");
         const PolicySpec &spec = start.spec;
         const int J = spec.window, d = spec.jobDim(), u1 = spec.hidden1 / J;
-        const int countsFrom = spec.types + kJobScalarFeatures;
+        const int countsFrom = spec.countBitsFrom();
         QVERIFY(d > countsFrom); // the per-type count bits are there
         int moved[2] = {0, 0};   // type one-hot weights, count bit weights that stepped
         for (const auto &[name, before] : *start.parameters) {

@@ -169,6 +169,7 @@ QJsonObject probeJson(const TypeProbe &r)
                                     {opt("q_worker_as_type"), q}});
         }
         o[opt(bands[w])] = rows;
+        o[opt(w == 0 ? "spread_one_worker" : "spread_more_workers")] = r.spread(w);
     }
     if (!r.tied)
         return o;
@@ -201,6 +202,8 @@ void printProbe(const TypeProbe &r)
                 std::printf(" %8.3f", v);
             std::printf("\n");
         }
+        std::printf("  spread %.3f: the largest change of one type's mean q when its rows are given another type\n",
+                    r.spread(w));
     }
     if (!r.tied) {
         std::printf("units: not counted (the network is not tied across the window)\n");
@@ -240,7 +243,7 @@ int runProbe(const QStringList &args)
         const Checkpoint c = readCheckpoint(path);
         std::string scenario = parser.value(opt("scenario")).toStdString();
         if (scenario.empty())
-            scenario = c.info.scenario.empty() ? std::string("dl2-reference") : c.info.scenario;
+            scenario = defaultProbeScenario(c);
         TypeProbeOptions o;
         o.seed = std::uint64_t(parsePositiveInt(parser, opt("seed"), 0, 2000000000));
         o.playSlots = parsePositiveInt(parser, opt("slots"), 1, 100000);
