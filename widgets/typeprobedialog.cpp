@@ -1,5 +1,7 @@
 #include "typeprobedialog.h"
 
+#include "error.h"
+#include "fileio.h"
 #include "policyfiles.h"
 #include "settings.h"
 #include "tablefit.h"
@@ -15,7 +17,6 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSaveFile>
 #include <QStyledItemDelegate>
 #include <QTabBar>
 #include <QTableView>
@@ -243,10 +244,12 @@ void TypeProbeDialog::browse()
 
 QString TypeProbeDialog::exportCsv(const QString &fileName)
 {
-    QSaveFile file(fileName);
-    if (!file.open(QIODevice::WriteOnly) || file.write(m_model->toCsv()) < 0 || !file.commit())
-        return tr("Could not write %1: %2").arg(QDir::toNativeSeparators(fileName), file.errorString());
-    return {};
+    try {
+        dl2::writeFileAtomically(fileName.toStdString(), m_model->toCsv().toStdString());
+        return {};
+    } catch (const dl2::Error &e) { // names the file and why
+        return QString::fromStdString(e.what());
+    }
 }
 
 void TypeProbeDialog::exportWithDialog()

@@ -31,7 +31,7 @@ public:
     // What the dialog says above the table: the probe running, what was probed, or the error.
     QString message() const;
     QString statistics() const; // the line below the table
-    // Writes the table as CSV (QSaveFile); returns the error naming the file, or empty.
+    // Writes the table as CSV (dl2::writeFileAtomically); returns the error naming the file, or empty.
     QString exportCsv(const QString &fileName);
     // Asks for a checkpoint file and probes it.
     void browse();
