@@ -83,7 +83,9 @@ TypeProbeDialog::TypeProbeDialog(Settings *settings, QWidget *parent)
            "(the type input and per-type counts moved). Rows: the row's own type (rows seen); "
            "columns: the type it is given; cells: the mean q(worker | row), the worker's share of "
            "the row's worker/PS/both mix, darker for more. Equal cells along a row: the network "
-           "does not tell the types apart."),
+           "does not tell the types apart at these rows. Rows are split by workers, not by PSs: "
+           "a policy that gives a type its workers only once it has its PSs can look blind "
+           "here."),
         this);
     m_legend->setWordWrap(true);
     m_bands = new QTabBar(this);
