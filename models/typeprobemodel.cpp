@@ -42,7 +42,8 @@ TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
     r.states = p.statesKept;
     for (const std::string &t : p.types)
         r.types << QString::fromStdString(t);
-    for (int band = 0; band < 2; ++band) {
+    static_assert(TypeProbeResult::kBands == dl2::TypeProbe::kBands);
+    for (int band = 0; band < TypeProbeResult::kBands; ++band) {
         r.rows[band] = QList<int>(p.rows[band].begin(), p.rows[band].end());
         for (const auto &ofOwnType : p.q[band])
             r.q[band] << QList<double>(ofOwnType.begin(), ofOwnType.end());
@@ -53,7 +54,7 @@ TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
                        p.layers[l].globalActive, p.layers[l].ownVarying};
     r.typeWeight = p.typeWeight;
     r.otherWeight = p.otherWeight;
-    for (int band = 0; band < 2; ++band)
+    for (int band = 0; band < TypeProbeResult::kBands; ++band)
         r.spreads[band] = p.spread(band);
     return r;
 #else
@@ -98,6 +99,26 @@ void TypeProbeModel::setResult(const TypeProbeResult &result)
     endResetModel();
 }
 
+QString TypeProbeModel::bandTitle(Band band)
+{
+    switch (band) {
+    case OneWorkerOnePs:
+        return tr("At one worker and one PS");
+    case OneWorkerMorePs:
+        return tr("At one worker and 2+ PSs");
+    case MoreWorkers:
+        return tr("At 2+ workers");
+    }
+    return {};
+}
+
+QByteArray TypeProbeModel::bandKey(Band band)
+{
+    static const char *const keys[TypeProbeResult::kBands] = {"one_worker_one_ps", "one_worker_more_ps",
+                                                              "more_workers"};
+    return keys[band];
+}
+
 void TypeProbeModel::setBand(Band band)
 {
     if (band == m_band)
@@ -113,13 +134,12 @@ QByteArray TypeProbeModel::toCsv() const
     for (const QString &t : m_result.types)
         out += ",q_as_" + t.toUtf8();
     out += '\n';
-    const char *bands[2] = {"one_worker", "more_workers"};
-    for (int band = 0; band < 2; ++band)
+    for (int band = 0; band < TypeProbeResult::kBands; ++band)
         for (qsizetype own = 0; own < m_result.types.size(); ++own) {
             const int rows = m_result.rows[band].value(own);
             if (rows == 0)
                 continue;
-            out += QByteArray(bands[band]) + ',' + m_result.types[own].toUtf8() + ',' +
+            out += bandKey(Band(band)) + ',' + m_result.types[own].toUtf8() + ',' +
                    QByteArray::number(rows);
             for (const double v : m_result.q[band][own])
                 out += ',' + QByteArray::number(v, 'g', 6);

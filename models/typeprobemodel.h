@@ -1,7 +1,7 @@
 #pragma once
 // What a dl2 checkpoint has learnt about job types, as `dl2 policy probe` finds it
 // (core/learning/policyprobe.h), for the console: q(worker | row) by the row's own type (rows)
-// and the type it is given (columns), for rows at one worker or at more (setBand), probed in
+// and the type it is given (columns), for rows in one band of allocation (setBand), probed in
 // the background. A DRF-taught network gives every type the same q; the shipped window-60
 // policy does not.
 
@@ -19,10 +19,11 @@ struct TypeProbeResult
     quint64 seed = 0;
     int firstSlot = 0, lastSlot = 0, states = 0;
     QStringList types;
-    // [0]: rows at one worker, [1]: at two or more. rows[band][own]: rows of that type seen;
+    // Per band (TypeProbeModel::Band): rows[band][own]: rows of that type seen;
     // q[band][own][given]: their mean q(worker | row) given that type.
-    QList<int> rows[2];
-    QList<QList<double>> q[2];
+    static constexpr int kBands = 3;
+    QList<int> rows[kBands];
+    QList<QList<double>> q[kBands];
     bool tied = false; // a network tied across the window: the figures below are filled
     struct Layer
     {
@@ -33,7 +34,7 @@ struct TypeProbeResult
     double typeWeight = 0, otherWeight = 0;
     // Per band: the largest change of one type's mean q when its rows are given another type
     // (dl2::TypeProbe::spread).
-    double spreads[2] = {0, 0};
+    double spreads[kBands] = {0, 0, 0};
     double spread(int band) const { return spreads[band]; }
 };
 
@@ -45,11 +46,15 @@ class TypeProbeModel : public QAbstractTableModel
 {
     Q_OBJECT
 public:
+    // By the row's job's allocation when its state was kept (dl2::TypeProbe::Band).
     enum Band
     {
-        OneWorker,
+        OneWorkerOnePs,
+        OneWorkerMorePs,
         MoreWorkers
     };
+    static QString bandTitle(Band band); // "At one worker and one PS", ...
+    static QByteArray bandKey(Band band); // one_worker_one_ps, ... (as in `dl2 policy probe --json`)
     enum Role
     {
         ValueRole = Qt::UserRole, // the cell's q as a double; none for a type without rows
@@ -67,7 +72,7 @@ public:
     const TypeProbeResult &result() const { return m_result; }
     void setBand(Band band);
     Band band() const { return m_band; }
-    // Both bands: band,type,rows, then q given each type.
+    // Every band: band,type,rows, then q given each type.
     QByteArray toCsv() const;
 
     int rowCount(const QModelIndex &parent = {}) const override;
@@ -87,7 +92,7 @@ private:
         QString error;
     };
     TypeProbeResult m_result;
-    Band m_band = OneWorker;
+    Band m_band = OneWorkerOnePs;
     QFutureWatcher<Outcome> m_watcher;
 };
 

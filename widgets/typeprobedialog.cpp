@@ -83,15 +83,15 @@ TypeProbeDialog::TypeProbeDialog(Settings *settings, QWidget *parent)
            "(the type input and per-type counts moved). Rows: the row's own type (rows seen); "
            "columns: the type it is given; cells: the mean q(worker | row), the worker's share of "
            "the row's worker/PS/both mix, darker for more. Equal cells along a row: the network "
-           "does not tell the types apart at these rows. Rows are split by workers, not by PSs: "
-           "a policy that gives a type its workers only once it has its PSs can look blind "
-           "here."),
+           "does not tell the types apart at these rows. The tabs split the rows by their job's "
+           "workers and PSs: every job starts a slot at one of each, and a policy may give a "
+           "type its workers only once it has its PSs."),
         this);
     m_legend->setWordWrap(true);
     m_bands = new QTabBar(this);
     m_bands->setObjectName(QStringLiteral("typeProbeBands"));
-    m_bands->addTab(tr("Rows at one worker"));
-    m_bands->addTab(tr("Rows at two workers or more"));
+    for (int band = 0; band < TypeProbeResult::kBands; ++band)
+        m_bands->addTab(TypeProbeModel::bandTitle(TypeProbeModel::Band(band)));
     m_bands->setDrawBase(false);
     m_bands->setExpanding(false);
     m_table = new QTableView(this);
@@ -184,6 +184,13 @@ void TypeProbeDialog::showResult()
             .arg(r.seed)
             .arg(r.firstSlot)
             .arg(r.lastSlot));
+    for (int band = 0; band < TypeProbeResult::kBands; ++band) {
+        qsizetype rows = 0;
+        for (const int n : r.rows[band])
+            rows += n;
+        m_bands->setTabText(band, tr("%1 (%n rows)", nullptr, int(rows))
+                                      .arg(TypeProbeModel::bandTitle(TypeProbeModel::Band(band))));
+    }
     showTable(true);
     updateStatistics();
 }

@@ -21,6 +21,26 @@ double workerShare(const std::vector<float> &p, int row)
 
 } // namespace
 
+TypeProbe::Band TypeProbe::bandOf(int workers, int ps)
+{
+    if (workers > 1)
+        return MoreWorkers;
+    return ps > 1 ? OneWorkerMorePs : OneWorkerOnePs;
+}
+
+const char *TypeProbe::bandKey(int band)
+{
+    static const char *const keys[kBands] = {"one_worker_one_ps", "one_worker_more_ps", "more_workers"};
+    return keys[band];
+}
+
+const char *TypeProbe::bandText(int band)
+{
+    static const char *const texts[kBands] = {"at one worker and one PS", "at one worker and two PSs or more",
+                                              "at two workers or more"};
+    return texts[band];
+}
+
 double TypeProbe::spread(int band) const
 {
     double largest = 0.0;
@@ -54,7 +74,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
     Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, options.seed), scenario.simulation);
     Dl2Policy policy(spec, c.parameters, options.seed);
     std::vector<EncodedState> states;
-    std::vector<std::vector<int>> workers; // per kept state, each row's job's workers then
+    std::vector<std::vector<TypeProbe::Band>> bands; // per kept state, each row's job's band then
     long long decisions = 0;
     ActorOptions actor;
     actor.sample = spec.decode == Decode::Sample;
@@ -62,10 +82,12 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
         if (sim.slot() < options.firstSlot || int(states.size()) >= options.states || decisions++ % 7 != 0)
             return;
         states.push_back(s);
-        std::vector<int> &w = workers.emplace_back(size_t(s.rows), 0);
+        auto &b = bands.emplace_back(size_t(s.rows), TypeProbe::OneWorkerOnePs);
         for (int row = 0; row < s.rows; ++row)
-            if (s.jobIndex[size_t(row)] >= 0)
-                w[size_t(row)] = sim.jobs()[size_t(s.jobIndex[size_t(row)])].workers;
+            if (s.jobIndex[size_t(row)] >= 0) {
+                const auto &job = sim.jobs()[size_t(s.jobIndex[size_t(row)])];
+                b[size_t(row)] = TypeProbe::bandOf(job.workers, job.ps);
+            }
     };
     policy.setActor(std::move(actor));
     for (int slot = 0; slot < options.playSlots && !sim.done(); ++slot)
@@ -74,7 +96,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
     TypeProbe r;
     for (int t = 0; t < T; ++t)
         r.types.push_back(profiles[t].name);
-    for (int w = 0; w < 2; ++w) {
+    for (int w = 0; w < TypeProbe::kBands; ++w) {
         r.rows[w].assign(size_t(T), 0);
         r.q[w].assign(size_t(T), std::vector<double>(size_t(T), 0.0));
     }
@@ -90,7 +112,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
             float *x = &s.jobs[size_t(row) * size_t(F)];
             const std::vector<float> original(x, x + F);
             const int own = int(std::max_element(x, x + T) - x);
-            const int band = workers[n][size_t(row)] <= 1 ? 0 : 1;
+            const int band = bands[n][size_t(row)];
             for (int t = 0; t < T; ++t) {
                 std::copy(original.begin(), original.end(), x);
                 x[own] = 0.0f;
@@ -107,7 +129,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
             ++r.rows[band][size_t(own)];
         }
     }
-    for (int w = 0; w < 2; ++w)
+    for (int w = 0; w < TypeProbe::kBands; ++w)
         for (int o = 0; o < T; ++o)
             for (double &v : r.q[w][size_t(o)])
                 v /= std::max(1, r.rows[w][size_t(o)]);

@@ -4,7 +4,9 @@
 // every window row of those states re-scores the row as if its job were each type in turn
 // (the type one-hot and, with per-type count features, the count bits moved to that type):
 // q(worker | row), the worker's share of the row's worker/PS/bundle mix, by the row's own
-// type and the type it is given, split by rows at one worker and at more. For a network tied
+// type and the type it is given, split into bands by the row's job's workers and PSs (a job
+// starts each slot at one of each, and which to add next depends on its type and on both
+// counts: "PS first, then workers" shows only once rows at one worker are split by PSs). For a network tied
 // across the window (`--tie-window`), it also counts each position's own hidden units that are
 // active (ReLU > 0) for its rows, and the global ones: units that are never or always active
 // make the position's path dead or linear. Torch-free (the checkpoint's weights, plain loops).
@@ -30,11 +32,18 @@ struct TypeProbeOptions
 
 struct TypeProbe
 {
+    // The bands rows are split into, by their job's allocation when the state was kept.
+    enum Band { OneWorkerOnePs, OneWorkerMorePs, MoreWorkers };
+    static constexpr int kBands = 3;
+    static Band bandOf(int workers, int ps);
+    static const char *bandKey(int band);  // one_worker_one_ps, one_worker_more_ps, more_workers
+    static const char *bandText(int band); // "at one worker and one PS", ...
+
     std::vector<std::string> types; // the profiles' names, in type order
-    // [0]: rows at one worker, [1]: at two or more. rows[w][own]: rows of that type seen;
-    // q[w][own][given]: the mean q(worker | row) of those rows given that type.
-    std::vector<int> rows[2];
-    std::vector<std::vector<double>> q[2];
+    // rows[band][own]: rows of that type seen in that band; q[band][own][given]: the mean
+    // q(worker | row) of those rows given that type.
+    std::vector<int> rows[kBands];
+    std::vector<std::vector<double>> q[kBands];
     int statesKept = 0;
     bool tied = false; // `layers` and the weights below are filled (a network tied across the window)
     struct Layer
@@ -50,8 +59,8 @@ struct TypeProbe
     // and the other features'.
     double typeWeight = 0, otherWeight = 0;
 
-    // The largest change of one type's mean q (band 0: rows at one worker, 1: at more) when
-    // its rows are given another type instead of their own: 0 for a network blind to types.
+    // The largest change of one type's mean q in a band when its rows are given another type
+    // instead of their own: 0 for a network blind to types.
     double spread(int band) const;
 };
 

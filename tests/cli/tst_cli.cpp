@@ -610,7 +610,7 @@ private Q_SLOTS:
                 inception = t;
         }
         QVERIFY(vgg >= 0 && inception >= 0);
-        for (const QJsonValue row : probed[QStringLiteral("one_worker")].toArray()) {
+        for (const QJsonValue row : probed[QStringLiteral("one_worker_one_ps")].toArray()) {
             if (row[QStringLiteral("rows")].toInt() == 0)
                 continue;
             const QJsonArray q = row[QStringLiteral("q_worker_as_type")].toArray();
@@ -618,7 +618,7 @@ private Q_SLOTS:
                      qPrintable(row[QStringLiteral("type")].toString()));
         }
         QVERIFY(probed.contains(QStringLiteral("units")));
-        QVERIFY(probed[QStringLiteral("spread_one_worker")].toDouble() > 0.3);
+        QVERIFY(probed[QStringLiteral("spread_one_worker_one_ps")].toDouble() > 0.3);
         const Run plus = dl2({QStringLiteral("policy"), QStringLiteral("probe"), QStringLiteral("dl2-plus-reference")});
         QCOMPARE(plus.code, 2);
         QVERIFY2(plus.err.contains("dl2-plus-reference.dl2ckpt: only for the faithful dl2 network") &&

@@ -664,8 +664,8 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
                  qPrintable(
                      QStringLiteral("%1: %2 vs %3").arg(r.types[own]).arg(asInception).arg(asVgg)));
     }
-    QCOMPARE(typesSeen, 8); // every type has rows at one worker in these states
-    QVERIFY(r.spread(TypeProbeModel::OneWorker) > 0.3);
+    QCOMPARE(typesSeen, 8); // every type has rows at one worker and one PS in these states
+    QVERIFY(r.spread(TypeProbeModel::OneWorkerOnePs) > 0.3);
     QVERIFY(r.tied);
     // Rows at two workers or more: fewer types seen, the same columns.
     model.setBand(TypeProbeModel::MoreWorkers);
@@ -694,7 +694,7 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
     QVERIFY2(dialog->statistics().contains(QStringLiteral("Tied across the window")),
              qPrintable(dialog->statistics()));
     QVERIFY(dialog->findChild<QTableView *>(QStringLiteral("typeProbeTable"))->isVisible());
-    // The CSV has both bands' rows of the types seen, q given each type.
+    // The CSV has every band's rows of the types seen, q given each type.
     const QString csv = dir.filePath(QStringLiteral("types.csv"));
     QCOMPARE(dialog->exportCsv(csv), QString());
     QFile file(csv);
@@ -703,11 +703,11 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
     QVERIFY2(lines[0].startsWith("band,type,rows,q_as_resnet-50,q_as_vgg-16,"),
              lines[0].constData());
     int rows = 0;
-    for (int band = 0; band < 2; ++band)
+    for (int band = 0; band < TypeProbeResult::kBands; ++band)
         for (const int n : r.rows[band])
             rows += n > 0;
     QCOMPARE(int(lines.size()), 1 + rows);
-    QVERIFY(lines[1].startsWith("one_worker,resnet-50,"));
+    QVERIFY(lines[1].startsWith("one_worker_one_ps,resnet-50,"));
     QCOMPARE(int(lines[1].split(',').size()), 3 + 8);
     // A file that cannot be written: the error names it, and nothing is left behind.
     const QString blocked = dir.filePath(QStringLiteral("no-such-dir/types.csv"));

@@ -35,10 +35,13 @@ Checkpoint smallCheckpoint(ParameterSet parameters)
     return c;
 }
 
-// The largest |q(worker | row) as type t - as its own type| over the rows probed, both bands.
+// The largest |q(worker | row) as type t - as its own type| over the rows probed, every band.
 double largestTypeEffect(const TypeProbe &r)
 {
-    return std::max(r.spread(0), r.spread(1));
+    double largest = 0.0;
+    for (int band = 0; band < TypeProbe::kBands; ++band)
+        largest = std::max(largest, r.spread(band));
+    return largest;
 }
 
 } // namespace
@@ -59,7 +62,7 @@ private Q_SLOTS:
         QCOMPARE(int(before.types.size()), profiles.size());
         QVERIFY(before.statesKept > 0);
         int rows = 0;
-        for (int w = 0; w < 2; ++w)
+        for (int w = 0; w < TypeProbe::kBands; ++w)
             for (int n : before.rows[w])
                 rows += n;
         QVERIFY(rows > before.statesKept); // several rows of every state
@@ -105,6 +108,27 @@ private Q_SLOTS:
             QCOMPARE(r.layers[0].ownVarying, 0);
             QCOMPARE(r.typeWeight, 0.0);
             QCOMPARE(r.otherWeight, 0.0);
+        }
+    }
+
+    // Rows are split by their job's allocation when the state was kept: at one worker by PSs
+    // (one, or two and more), then at two workers or more whatever their PSs. A random
+    // network playing dl2-small adds tasks within a slot, so the kept states hold rows of
+    // each band.
+    void rowsAreSplitByWorkersAndPss()
+    {
+        QCOMPARE(TypeProbe::bandOf(1, 1), TypeProbe::OneWorkerOnePs);
+        QCOMPARE(TypeProbe::bandOf(1, 2), TypeProbe::OneWorkerMorePs);
+        QCOMPARE(TypeProbe::bandOf(1, 16), TypeProbe::OneWorkerMorePs);
+        QCOMPARE(TypeProbe::bandOf(2, 1), TypeProbe::MoreWorkers);
+        QCOMPARE(TypeProbe::bandOf(5, 9), TypeProbe::MoreWorkers);
+        const TypeProbe r = probeTypes(smallCheckpoint(initialParameters(smallDl2(), 7)),
+                                       scenarioByName("dl2-small"), ProfileSet::reference(), shortProbe());
+        for (int band = 0; band < TypeProbe::kBands; ++band) {
+            int rows = 0;
+            for (const int n : r.rows[band])
+                rows += n;
+            QVERIFY2(rows > 0, TypeProbe::bandKey(band));
         }
     }
 

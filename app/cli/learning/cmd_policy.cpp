@@ -157,8 +157,7 @@ QJsonObject probeJson(const TypeProbe &r)
         types.append(QString::fromStdString(t));
     o[opt("types")] = types;
     o[opt("states")] = r.statesKept;
-    const char *bands[2] = {"one_worker", "more_workers"};
-    for (int w = 0; w < 2; ++w) {
+    for (int w = 0; w < TypeProbe::kBands; ++w) {
         QJsonArray rows;
         for (size_t own = 0; own < r.types.size(); ++own) {
             QJsonArray q;
@@ -168,8 +167,8 @@ QJsonObject probeJson(const TypeProbe &r)
                                     {opt("rows"), r.rows[w][own]},
                                     {opt("q_worker_as_type"), q}});
         }
-        o[opt(bands[w])] = rows;
-        o[opt(w == 0 ? "spread_one_worker" : "spread_more_workers")] = r.spread(w);
+        o[opt(TypeProbe::bandKey(w))] = rows;
+        o[QStringLiteral("spread_") + opt(TypeProbe::bandKey(w))] = r.spread(w);
     }
     if (!r.tied)
         return o;
@@ -187,9 +186,9 @@ QJsonObject probeJson(const TypeProbe &r)
 
 void printProbe(const TypeProbe &r)
 {
-    const char *bands[2] = {"at one worker", "at two workers or more"};
-    for (int w = 0; w < 2; ++w) {
-        std::printf("q(worker | row) %s: rows of each type (n), re-scored as if the job were each type\n", bands[w]);
+    for (int w = 0; w < TypeProbe::kBands; ++w) {
+        std::printf("q(worker | row) %s: rows of each type (n), re-scored as if the job were each type\n",
+                    TypeProbe::bandText(w));
         std::printf("  %-24s %5s", "type", "n");
         for (const std::string &t : r.types)
             std::printf(" %8.8s", t.c_str());
