@@ -40,6 +40,9 @@ QStringList TrainingRequest::arguments() const
         a << QStringLiteral("--policy") << policy;
         if (window > 0 && policy == QLatin1String("dl2"))
             a << QStringLiteral("--window") << QString::number(window);
+        if (perTypeCounts && policy == QLatin1String("dl2"))
+            a << QStringLiteral("--count-features") << QStringLiteral("per-type")
+              << QStringLiteral("--normalise");
     }
     if (algorithm == QLatin1String("sl")) {
         a << QStringLiteral("--teacher") << teacher;
@@ -62,8 +65,13 @@ QStringList TrainingRequest::arguments() const
             a << QStringLiteral("--row-credit") << rowCredit;
         // The second stage of SL, then RL: the actor-critic keeps the warm-up's tied weights
         // tied (a warm-up trained untied is refused by the trainer).
-        if (tieWindow && policy == QLatin1String("dl2"))
+        if (tieWindow && policy == QLatin1String("dl2")) {
             a << QStringLiteral("--tie-window");
+            if (typeStepScale != 1.0)
+                a << QStringLiteral("--type-step-scale") << QString::number(typeStepScale);
+            if (countStepScale != 1.0)
+                a << QStringLiteral("--count-step-scale") << QString::number(countStepScale);
+        }
         if (control)
             a << QStringLiteral("--control");
     }

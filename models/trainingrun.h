@@ -30,6 +30,9 @@ struct TrainingRequest
     // dl2, fresh network: the window J (jobs the network sees; the window teachers use the
     // same J); 0 = the scenario's. A checkpoint (init) brings its own.
     int window = 0;
+    // dl2, fresh network: each job's workers and PSs also fed per type, normalised
+    // (`--count-features per-type --normalise`); the count step scale needs it.
+    bool perTypeCounts = false;
     QString exploration = QStringLiteral("paper"); // rl: job-aware rules, "paper" or "reference"
     // rl: how the choice of task is credited, "progress" (the paper's reward) or "remaining"
     // (weighted by what the job has left); passed only when not the default.
@@ -46,6 +49,10 @@ struct TrainingRequest
     // rl: the shuffled-advantage control (`--control`): the same run with each batch's
     // advantages shuffled, so any gain the real run shows over it is learnt, not drift.
     bool control = false;
+    // rl, tied dl2 (the second stage of SL, then RL): the type one-hot's and the per-type
+    // count bits' weights take these times Adam's step (`--type-step-scale`,
+    // `--count-step-scale`); passed only when not 1.
+    double typeStepScale = 1.0, countStepScale = 1.0;
     int steps = 200;
     int validateEvery = 20;
     QString validationSeeds = QStringLiteral("100-104");

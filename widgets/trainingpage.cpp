@@ -253,6 +253,35 @@ QWidget *TrainingPage::buildControls()
            "network's (--tie-init job: the actor-critic from a DRF warm-up so started left the "
            "warm-up's plateau about 1,000 updates sooner). In SL, then RL, only the warm-up is "
            "given it."));
+    m_counts = choiceBox(
+        train, "trainingCounts",
+        {{tr("scalar (paper)"), "scalar"}, {tr("per type, normalised"), "per-type"}},
+        tr("How a fresh dl2 network is fed each job's workers and PSs: the two counts, as the "
+           "paper; or also one bit per job type and level (type = t and count >= c) with the "
+           "features normalised (--count-features per-type --normalise), through which a tied "
+           "network can stop at each type's own counts. The shipped window-60 policy and the "
+           "best actor-critic from a DRF warm-up were trained so."));
+    const auto stepScale = [train](const char *objectName, const QString &tip) {
+        auto *box = new QDoubleSpinBox(train);
+        box->setObjectName(QLatin1String(objectName));
+        box->setRange(0.1, 1000.0);
+        box->setDecimals(1);
+        box->setValue(1.0);
+        box->setPrefix(QStringLiteral("× "));
+        box->setToolTip(tip);
+        return box;
+    };
+    m_typeStep = stepScale(
+        "trainingTypeStepScale",
+        tr("RL of a tied dl2 network (SL, then RL): the weights from each window position's "
+           "type one-hot to its own first-layer units take this many times Adam's step "
+           "(--type-step-scale; beyond the paper). A DRF warm-up leaves that path small."));
+    m_countStep = stepScale(
+        "trainingCountStepScale",
+        tr("RL of a tied dl2 network fed per-type counts: the same for the weights from the "
+           "per-type count bits (--count-step-scale; beyond the paper). With 10 the "
+           "actor-critic from a DRF warm-up passed its plateau and told the types apart "
+           "(core/learning/README.md)."));
     m_window = new QSpinBox(train);
     m_window->setObjectName(QStringLiteral("trainingWindow"));
     m_window->setRange(0, 1024);
@@ -331,6 +360,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Scenario"), m_scenario);
     form->addRow(tr("Policy"), m_policy);
     form->addRow(tr("Window"), m_window);
+    form->addRow(tr("Job counts"), m_counts);
     form->addRow(tr("Teacher"), m_teacher);
     form->addRow(tr("Labels"), m_labels);
     form->addRow(tr("Window weights"), m_tieWindow);
@@ -339,6 +369,8 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Credit a task by"), m_taskCredit);
     form->addRow(tr("Credit its kind by"), m_kindCredit);
     form->addRow(tr("Credit its job by"), m_rowCredit);
+    form->addRow(tr("Type's step"), m_typeStep);
+    form->addRow(tr("Counts' step"), m_countStep);
     form->addRow(tr("Start from"), initRow);
     form->addRow(tr("Warm-up updates"), m_warmup);
     form->addRow(tr("Updates"), m_steps);
@@ -402,6 +434,7 @@ QWidget *TrainingPage::buildControls()
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_policy, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_tieWindow, &QCheckBox::toggled, this, &TrainingPage::updateControls);
+    connect(m_counts, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_rowCredit, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_scenario, &QComboBox::currentIndexChanged, this, &TrainingPage::updateWindowChoices);
     connect(m_start, &QPushButton::clicked, this, [this] { startTraining(); });
@@ -649,6 +682,11 @@ bool TrainingPage::startTraining()
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     r.window = m_window->value();
+    r.perTypeCounts = m_counts->isEnabled() && m_counts->currentData().toString() == QLatin1String("per-type");
+    if (m_typeStep->isEnabled())
+        r.typeStepScale = m_typeStep->value();
+    if (m_countStep->isEnabled())
+        r.countStepScale = m_countStep->value();
     r.steps = m_steps->value();
     r.validateEvery = std::min(m_validateEvery->value(), m_steps->value());
     r.validationSeeds = m_seeds->text().trimmed();
@@ -856,6 +894,12 @@ void TrainingPage::updateControls()
     m_tieWindow->setEnabled(algorithm != QLatin1String("rl") && !running && fresh &&
                             m_policy->currentText() == QLatin1String("dl2"));
     m_tieInit->setEnabled(m_tieWindow->isEnabled() && m_tieWindow->isChecked());
+    m_counts->setEnabled(!running && fresh && m_policy->currentText() == QLatin1String("dl2"));
+    // The trainer takes the step scales only for a tied run (the second stage of SL, then
+    // RL), and the count scale only with per-type counts.
+    const bool tiedRl = pipeline && m_tieWindow->isEnabled() && m_tieWindow->isChecked();
+    m_typeStep->setEnabled(tiedRl);
+    m_countStep->setEnabled(tiedRl && m_counts->currentData().toString() == QLatin1String("per-type"));
     // A checkpoint brings its own kind; the trainer refuses the kind credits for dl2-plus.
     const bool dl2Credits = algorithm != QLatin1String("sl") && !running &&
                             (!fresh || m_policy->currentText() == QLatin1String("dl2"));

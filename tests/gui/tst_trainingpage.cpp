@@ -50,6 +50,7 @@ private Q_SLOTS:
     void referenceLines();
     void formBecomesTheCommand();
     void tiedStartOnlyForTheWarmUp();
+    void countsAndStepScalesOfTheTiedRecipe();
     void probesWhatACheckpointLearntOfTypes();
     void probeErrorsNameTheFile();
     void startAndCancelRealTraining();
@@ -626,6 +627,60 @@ void TestTrainingPage::tiedStartOnlyForTheWarmUp()
                  lines[1].contains(QStringLiteral("--tie-window")) &&
                  !lines[1].contains(QStringLiteral("--tie-init")),
              qPrintable(lines[1]));
+}
+
+// The recipe of the best actor-critic from a DRF warm-up, from the form: per-type counts for
+// the fresh warm-up, step scales for its tied actor-critic only (the trainer refuses them
+// untied, and the count scale without per-type counts).
+void TestTrainingPage::countsAndStepScalesOfTheTiedRecipe()
+{
+    QTemporaryDir dir;
+    TrainingPage page(nullptr);
+    page.setScenarios({QStringLiteral("dl2-small")});
+    useRecordingTrainer(page, dir);
+    page.show();
+    auto *algorithm = page.findChild<QComboBox *>(QStringLiteral("trainingAlgorithm"));
+    auto *tie = page.findChild<QCheckBox *>(QStringLiteral("trainingTieWindow"));
+    auto *counts = page.findChild<QComboBox *>(QStringLiteral("trainingCounts"));
+    auto *typeStep = page.findChild<QDoubleSpinBox *>(QStringLiteral("trainingTypeStepScale"));
+    auto *countStep = page.findChild<QDoubleSpinBox *>(QStringLiteral("trainingCountStepScale"));
+    QVERIFY(algorithm && tie && counts && typeStep && countStep);
+    QCOMPARE(algorithm->currentData().toString(), QStringLiteral("sl+rl"));
+    QVERIFY(counts->isEnabled());
+    QVERIFY(!typeStep->isEnabled() && !countStep->isEnabled()); // not tied
+    tie->setChecked(true);
+    QVERIFY(typeStep->isEnabled());
+    QVERIFY(!countStep->isEnabled()); // the paper's two counts: no per-type bits to scale
+    counts->setCurrentIndex(counts->findData(QStringLiteral("per-type")));
+    QVERIFY(countStep->isEnabled());
+    typeStep->setValue(10);
+    countStep->setValue(2.5);
+    QVERIFY(page.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(page.stage() == 2 && !page.run()->isRunning(), 20000);
+    QFile args(dir.filePath(QStringLiteral("args.txt")));
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(args.readAll()).trimmed().split(QLatin1Char('\n'));
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines[0].startsWith(QStringLiteral("sl ")) &&
+                 lines[0].contains(QStringLiteral("--count-features per-type --normalise")) &&
+                 !lines[0].contains(QStringLiteral("step-scale")),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[1].startsWith(QStringLiteral("rl ")) &&
+                 lines[1].contains(QStringLiteral("--tie-window --type-step-scale 10 --count-step-scale 2.5")) &&
+                 !lines[1].contains(QStringLiteral("--count-features")), // the warm-up brings them
+             qPrintable(lines[1]));
+    QCOMPARE(page.run()->request().countStepScale, 2.5);
+
+    // Back to the paper's counts: the count scale is greyed out and not passed.
+    counts->setCurrentIndex(counts->findData(QStringLiteral("scalar")));
+    QVERIFY(!countStep->isEnabled());
+    // One stage of RL is not tied by the page: neither scale. A fresh network still takes
+    // its counts' form; a checkpoint brings its own.
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
+    QVERIFY(!typeStep->isEnabled() && !countStep->isEnabled());
+    QVERIFY(counts->isEnabled());
+    page.findChild<QLineEdit *>(QStringLiteral("trainingInit"))->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
+    QVERIFY(!counts->isEnabled());
 }
 
 // The shipped window-60 student tells job types apart (core/learning/README.md): rows of every
