@@ -109,6 +109,19 @@ void useRecordingTrainer(TrainingPage &page, const QTemporaryDir &dir)
     page.setOutputDirectory(dir.path());
 }
 
+// Starts SL, then RL from the form with the stand-in trainer and returns the two stages'
+// argument lines (fewer if they did not both run).
+QStringList bothStagesArguments(TrainingPage &page, const QTemporaryDir &dir)
+{
+    if (!page.startTraining() ||
+        !QTest::qWaitFor([&page] { return page.stage() == 2 && !page.run()->isRunning(); }, 20000))
+        return {};
+    QFile args(dir.filePath(QStringLiteral("args.txt")));
+    if (!args.open(QIODevice::ReadOnly))
+        return {};
+    return QString::fromUtf8(args.readAll()).trimmed().split(QLatin1Char('\n'));
+}
+
 // A tiny run of the real trainer: 4 updates, validated every 2 on seed 100.
 TrainingRequest tinyRequest(const QString &algorithm, const QString &output)
 {
@@ -614,11 +627,7 @@ void TestTrainingPage::tiedStartOnlyForTheWarmUp()
     tie->setChecked(true);
     QVERIFY(tieInit->isEnabled());
     tieInit->setCurrentIndex(tieInit->findData(QStringLiteral("job")));
-    QVERIFY(page.startTraining());
-    QTRY_VERIFY_WITH_TIMEOUT(page.stage() == 2 && !page.run()->isRunning(), 20000);
-    QFile args(dir.filePath(QStringLiteral("args.txt")));
-    QVERIFY(args.open(QIODevice::ReadOnly));
-    const QStringList lines = QString::fromUtf8(args.readAll()).trimmed().split(QLatin1Char('\n'));
+    const QStringList lines = bothStagesArguments(page, dir);
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines[0].startsWith(QStringLiteral("sl ")) &&
                  lines[0].contains(QStringLiteral("--tie-window all --tie-init job")),
@@ -655,11 +664,7 @@ void TestTrainingPage::countsAndStepScalesOfTheTiedRecipe()
     QVERIFY(countStep->isEnabled());
     typeStep->setValue(10);
     countStep->setValue(2.5);
-    QVERIFY(page.startTraining());
-    QTRY_VERIFY_WITH_TIMEOUT(page.stage() == 2 && !page.run()->isRunning(), 20000);
-    QFile args(dir.filePath(QStringLiteral("args.txt")));
-    QVERIFY(args.open(QIODevice::ReadOnly));
-    const QStringList lines = QString::fromUtf8(args.readAll()).trimmed().split(QLatin1Char('\n'));
+    const QStringList lines = bothStagesArguments(page, dir);
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines[0].startsWith(QStringLiteral("sl ")) &&
                  lines[0].contains(QStringLiteral("--count-features per-type --normalise")) &&
