@@ -114,8 +114,8 @@ QString TypeProbeModel::bandTitle(Band band)
 
 QByteArray TypeProbeModel::bandKey(Band band)
 {
-    static const char *const keys[TypeProbeResult::kBands] = {"one_worker_one_ps", "one_worker_more_ps",
-                                                              "more_workers"};
+    static const char *const keys[TypeProbeResult::kBands] = {"one_worker_one_ps",
+                                                              "one_worker_more_ps", "more_workers"};
     return keys[band];
 }
 

@@ -54,7 +54,8 @@ public:
         MoreWorkers
     };
     static QString bandTitle(Band band); // "At one worker and one PS", ...
-    static QByteArray bandKey(Band band); // one_worker_one_ps, ... (as in `dl2 policy probe --json`)
+    static QByteArray
+    bandKey(Band band); // one_worker_one_ps, ... (as in `dl2 policy probe --json`)
     enum Role
     {
         ValueRole = Qt::UserRole, // the cell's q as a double; none for a type without rows

@@ -682,7 +682,8 @@ bool TrainingPage::startTraining()
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     r.window = m_window->value();
-    r.perTypeCounts = m_counts->isEnabled() && m_counts->currentData().toString() == QLatin1String("per-type");
+    r.perTypeCounts =
+        m_counts->isEnabled() && m_counts->currentData().toString() == QLatin1String("per-type");
     if (m_typeStep->isEnabled())
         r.typeStepScale = m_typeStep->value();
     if (m_countStep->isEnabled())
@@ -899,7 +900,8 @@ void TrainingPage::updateControls()
     // RL), and the count scale only with per-type counts.
     const bool tiedRl = pipeline && m_tieWindow->isEnabled() && m_tieWindow->isChecked();
     m_typeStep->setEnabled(tiedRl);
-    m_countStep->setEnabled(tiedRl && m_counts->currentData().toString() == QLatin1String("per-type"));
+    m_countStep->setEnabled(tiedRl &&
+                            m_counts->currentData().toString() == QLatin1String("per-type"));
     // A checkpoint brings its own kind; the trainer refuses the kind credits for dl2-plus.
     const bool dl2Credits = algorithm != QLatin1String("sl") && !running &&
                             (!fresh || m_policy->currentText() == QLatin1String("dl2"));

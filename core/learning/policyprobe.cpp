@@ -30,14 +30,15 @@ TypeProbe::Band TypeProbe::bandOf(int workers, int ps)
 
 const char *TypeProbe::bandKey(int band)
 {
-    static const char *const keys[kBands] = {"one_worker_one_ps", "one_worker_more_ps", "more_workers"};
+    static const char *const keys[kBands] = {"one_worker_one_ps", "one_worker_more_ps",
+                                             "more_workers"};
     return keys[band];
 }
 
 const char *TypeProbe::bandText(int band)
 {
-    static const char *const texts[kBands] = {"at one worker and one PS", "at one worker and two PSs or more",
-                                              "at two workers or more"};
+    static const char *const texts[kBands] = {
+        "at one worker and one PS", "at one worker and two PSs or more", "at two workers or more"};
     return texts[band];
 }
 

@@ -6,10 +6,11 @@
 // q(worker | row), the worker's share of the row's worker/PS/bundle mix, by the row's own
 // type and the type it is given, split into bands by the row's job's workers and PSs (a job
 // starts each slot at one of each, and which to add next depends on its type and on both
-// counts: "PS first, then workers" shows only once rows at one worker are split by PSs). For a network tied
-// across the window (`--tie-window`), it also counts each position's own hidden units that are
-// active (ReLU > 0) for its rows, and the global ones: units that are never or always active
-// make the position's path dead or linear. Torch-free (the checkpoint's weights, plain loops).
+// counts: "PS first, then workers" shows only once rows at one worker are split by PSs). For a
+// network tied across the window (`--tie-window`), it also counts each position's own hidden units
+// that are active (ReLU > 0) for its rows, and the global ones: units that are never or always
+// active make the position's path dead or linear. Torch-free (the checkpoint's weights, plain
+// loops).
 
 #include "checkpoint.h"
 #include "modelprofile.h"
@@ -33,7 +34,12 @@ struct TypeProbeOptions
 struct TypeProbe
 {
     // The bands rows are split into, by their job's allocation when the state was kept.
-    enum Band { OneWorkerOnePs, OneWorkerMorePs, MoreWorkers };
+    enum Band
+    {
+        OneWorkerOnePs,
+        OneWorkerMorePs,
+        MoreWorkers
+    };
     static constexpr int kBands = 3;
     static Band bandOf(int workers, int ps);
     static const char *bandKey(int band);  // one_worker_one_ps, one_worker_more_ps, more_workers

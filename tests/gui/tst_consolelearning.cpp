@@ -159,11 +159,10 @@ void TestConsoleLearning::learnToggleAdvancesVersions()
     QVERIFY(dock && dock->isVisible());
     // The learner's start-up (a libtorch process) took over 30 s under the sanitizers with
     // tst_rltrainer beside it on CI's 2 cores: wait as long as the other cases wait for v1.
-    QVERIFY2(QTest::qWaitFor(
-                 [ops] { return ops->learning().state == LearningStatus::State::Learning; },
-                 learnerWaitMs(120'000)),
-             qPrintable(ops->learning().stateText() + QStringLiteral(": ") +
-                        ops->learning().message));
+    QVERIFY2(
+        QTest::qWaitFor([ops] { return ops->learning().state == LearningStatus::State::Learning; },
+                        learnerWaitMs(120'000)),
+        qPrintable(ops->learning().stateText() + QStringLiteral(": ") + ops->learning().message));
     QVERIFY(ops->learning().pid > 0);
     // Versions advance as slots run (each published version is adopted for the next slots).
     QVERIFY2(runUntil([ops] { return ops->learning().version >= 3; }, learnerWaitMs(150'000)),

@@ -671,7 +671,8 @@ void TestTrainingPage::countsAndStepScalesOfTheTiedRecipe()
                  !lines[0].contains(QStringLiteral("step-scale")),
              qPrintable(lines[0]));
     QVERIFY2(lines[1].startsWith(QStringLiteral("rl ")) &&
-                 lines[1].contains(QStringLiteral("--tie-window --type-step-scale 10 --count-step-scale 2.5")) &&
+                 lines[1].contains(
+                     QStringLiteral("--tie-window --type-step-scale 10 --count-step-scale 2.5")) &&
                  !lines[1].contains(QStringLiteral("--count-features")), // the warm-up brings them
              qPrintable(lines[1]));
     QCOMPARE(page.run()->request().countStepScale, 2.5);
@@ -684,7 +685,8 @@ void TestTrainingPage::countsAndStepScalesOfTheTiedRecipe()
     algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
     QVERIFY(!typeStep->isEnabled() && !countStep->isEnabled());
     QVERIFY(counts->isEnabled());
-    page.findChild<QLineEdit *>(QStringLiteral("trainingInit"))->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
+    page.findChild<QLineEdit *>(QStringLiteral("trainingInit"))
+        ->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
     QVERIFY(!counts->isEnabled());
 }
 

@@ -122,8 +122,9 @@ private Q_SLOTS:
         QCOMPARE(TypeProbe::bandOf(1, 16), TypeProbe::OneWorkerMorePs);
         QCOMPARE(TypeProbe::bandOf(2, 1), TypeProbe::MoreWorkers);
         QCOMPARE(TypeProbe::bandOf(5, 9), TypeProbe::MoreWorkers);
-        const TypeProbe r = probeTypes(smallCheckpoint(initialParameters(smallDl2(), 7)),
-                                       scenarioByName("dl2-small"), ProfileSet::reference(), shortProbe());
+        const TypeProbe r =
+            probeTypes(smallCheckpoint(initialParameters(smallDl2(), 7)),
+                       scenarioByName("dl2-small"), ProfileSet::reference(), shortProbe());
         for (int band = 0; band < TypeProbe::kBands; ++band) {
             int rows = 0;
             for (const int n : r.rows[band])

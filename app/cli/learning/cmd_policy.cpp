@@ -187,8 +187,9 @@ QJsonObject probeJson(const TypeProbe &r)
 void printProbe(const TypeProbe &r)
 {
     for (int w = 0; w < TypeProbe::kBands; ++w) {
-        std::printf("q(worker | row) %s: rows of each type (n), re-scored as if the job were each type\n",
-                    TypeProbe::bandText(w));
+        std::printf(
+            "q(worker | row) %s: rows of each type (n), re-scored as if the job were each type\n",
+            TypeProbe::bandText(w));
         std::printf("  %-24s %5s", "type", "n");
         for (const std::string &t : r.types)
             std::printf(" %8.8s", t.c_str());
