@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QRegularExpression>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -558,7 +559,7 @@ private Q_SLOTS:
             names << v.toObject()[QStringLiteral("name")].toString();
             QVERIFY(!v.toObject()[QStringLiteral("speed_model")].toString().isEmpty());
         }
-        for (const char *n : {"dl2-reference", "dl2-reference-window60", "dl2-plus-reference",
+        for (const char *n : {"dl2-reference", "dl2-reference-window60", "dl2-reference-actor-critic", "dl2-plus-reference",
                               "dl2-plus-contended", "dl2-plus-reference-fitted",
                               "dl2-plus-contended-fitted"})
             QVERIFY2(names.contains(QLatin1String(n)), n);
@@ -627,6 +628,43 @@ private Q_SLOTS:
     }
 
     // `dl2 train` runs dl2-train (the only executable with libtorch), same options.
+    // `dl2 policy strip`: a copy without the optimizer state and the trained critic decides
+    // exactly as the original and says its critic is left out; without -o nothing is written.
+    void policyStripKeepsThePolicy()
+    {
+        QTemporaryDir dir;
+        const QString copy = dir.filePath(QStringLiteral("stripped.dl2ckpt"));
+        const QString original = QStringLiteral("dl2-plus-reference-fitted"); // went through the actor-critic
+        const auto shown = [](const QString &checkpoint) {
+            return QJsonDocument::fromJson(dl2({QStringLiteral("policy"), QStringLiteral("show"), checkpoint}).out)
+                .object();
+        };
+        QVERIFY(shown(original)[QStringLiteral("value_network_trained")].toBool());
+        const Run missing = dl2({QStringLiteral("policy"), QStringLiteral("strip"), original});
+        QCOMPARE(missing.code, 2);
+        QVERIFY2(missing.err.contains("-o FILE"), missing.err.constData());
+        const Run strip = dl2({QStringLiteral("policy"), QStringLiteral("strip"), original, QStringLiteral("-o"), copy});
+        QVERIFY2(strip.code == 0, strip.err.constData());
+        const QJsonObject s = shown(copy);
+        QVERIFY(!s[QStringLiteral("value_network_trained")].toBool());
+        QVERIFY(!s[QStringLiteral("has_optimizer")].toBool());
+        QCOMPARE(s[QStringLiteral("training")], shown(original)[QStringLiteral("training")]);
+        QVERIFY(QFileInfo(copy).size() < QFileInfo(QString::fromUtf8(qgetenv("DL2_SOURCE_DIR")) +
+                                                   QStringLiteral("/resources/policies/") + original +
+                                                   QStringLiteral(".dl2ckpt"))
+                                             .size());
+        const auto decisions = [](const QString &checkpoint) {
+            return dl2({QStringLiteral("simulate"), QStringLiteral("--scenario"), QStringLiteral("dl2-small"),
+                        QStringLiteral("--policy"), QStringLiteral("dl2-plus"), QStringLiteral("--speed-model"),
+                        QStringLiteral("optimus"), QStringLiteral("--checkpoint"), checkpoint, QStringLiteral("--json")})
+                .out;
+        };
+        const QJsonObject a = QJsonDocument::fromJson(decisions(original)).object();
+        const QJsonObject b = QJsonDocument::fromJson(decisions(copy)).object();
+        QVERIFY(a[QStringLiteral("avg_jct_slots")].toDouble() > 0);
+        QCOMPARE(b[QStringLiteral("avg_jct_slots")].toDouble(), a[QStringLiteral("avg_jct_slots")].toDouble());
+    }
+
     void trainRunsTheTrainingExecutable()
     {
         const Run help = dl2({QStringLiteral("train"), QStringLiteral("sl"), QStringLiteral("--help")});
