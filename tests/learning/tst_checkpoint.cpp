@@ -582,6 +582,28 @@ private Q_SLOTS:
         QVERIFY_THROWS_EXCEPTION(Error, shippedPolicyFile("no-such-policy"));
     }
 
+    // The actor-critic from the paper's DRF warm-up is shipped by name only: a greedy
+    // window-60 dl2 with the recipe it was trained by, its critic left out
+    // (`dl2 policy strip`).
+    void shippedActorCritic()
+    {
+        const std::string file = resolveCheckpoint("dl2-reference-actor-critic");
+        const Checkpoint c = readCheckpoint(file, PolicyKind::Dl2);
+        QVERIFY(!c.hasOptimizer);
+        QCOMPARE(c.info.trainer, std::string("rl"));
+        QVERIFY(!c.info.valueTrained && c.valueOmitted);
+        QCOMPARE(int(c.spec.decode), int(Decode::Greedy));
+        QCOMPARE(c.spec.window, 60);
+        QCOMPARE(c.info.rowCredit, std::string("expected-stop"));
+        QCOMPARE(c.info.countStepScale, 30.0);
+        QCOMPARE(c.info.step, 4750LL);
+        for (const ShippedPolicy &p : shippedPolicies())
+            if (p.name == "dl2-reference-actor-critic")
+                QVERIFY(p.usedFor.empty()); // never a default
+        // The defaults stay the SL students.
+        QVERIFY(shippedPolicyPath(PolicyKind::Dl2, "dl2-reference", true) != file);
+    }
+
     void trailingBytes()
     {
         const std::string file = path("trailing.dl2ckpt");
