@@ -114,9 +114,12 @@ QString TypeProbeModel::bandTitle(Band band)
 
 QByteArray TypeProbeModel::bandKey(Band band)
 {
-    static const char *const keys[TypeProbeResult::kBands] = {"one_worker_one_ps",
-                                                              "one_worker_more_ps", "more_workers"};
-    return keys[band];
+#ifdef DL2_CONSOLE_LEARNING
+    return dl2::TypeProbe::bandKey(band); // the CLI's JSON keys, from one place
+#else
+    Q_UNUSED(band);
+    return {}; // this build probes nothing, so the CSV has no rows
+#endif
 }
 
 void TypeProbeModel::setBand(Band band)
