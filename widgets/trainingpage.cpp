@@ -325,13 +325,15 @@ QWidget *TrainingPage::buildControls()
         train, "trainingRowCredit",
         {{tr("its own (paper)"), "sampled"},
          {tr("every job's gains"), "expected"},
-         {tr("every job's, and stop"), "expected-stop"}},
+         {tr("every job's, and stop"), "expected-stop"},
+         {tr("every job's best reach, and stop"), "lookahead-stop"}},
         tr("dl2: how RL credits the choice of which job gets the next task: by the chosen "
            "task's own gain, as the paper; or by the exact gain every task of every job in "
            "the window would have had at that moment, so the jobs not chosen are compared too "
            "(--row-credit expected, with --task-marginal added); or that and also the choice "
-           "to stop, credited with the gain of the task it gave up (expected-stop; the "
-           "second stage of the best actor-critic from a DRF warm-up was trained so)"));
+           "to stop, credited with the gain of the task it gave up (expected-stop); or that "
+           "with each task's gain taken to the best allocation its job can still reach after "
+           "it, so that jobs stop growing at their best (lookahead-stop)"));
     m_init = new QLineEdit(train);
     m_init->setObjectName(QStringLiteral("trainingInit"));
     m_init->setPlaceholderText(tr("fresh network"));

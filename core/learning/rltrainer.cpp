@@ -95,6 +95,23 @@ float taskCounterfactual(const Simulator &sim, const Sample &x, TaskCredit credi
                           sim.slotProgress(index, std::max(0, ps - dp), std::max(0, workers - dw)), final));
 }
 
+std::vector<double> reachableProgress(const Simulator &sim, int index)
+{
+    const int psSide = sim.options().maxPs + 1, workerSide = sim.options().maxWorkers + 1;
+    std::vector<double> best(size_t(psSide * workerSide));
+    const auto at = [&](int p, int w) -> double & { return best[size_t(p * workerSide + w)]; };
+    for (int p = psSide - 1; p >= 0; --p)
+        for (int w = workerSide - 1; w >= 0; --w) {
+            double b = sim.slotProgress(index, p, w);
+            if (p + 1 < psSide)
+                b = std::max(b, at(p + 1, w));
+            if (w + 1 < workerSide)
+                b = std::max(b, at(p, w + 1));
+            at(p, w) = b;
+        }
+    return best;
+}
+
 namespace {
 
 bool has(const std::vector<std::string> &v, const char *name)
@@ -205,7 +222,8 @@ private:
     bool m_kindBalanced = false; // kind credit "expected-balanced"
     bool m_kindEveryRow = false; // kind credit "every-row"
     bool m_rowExpected = false;  // row credit "expected" or "expected-stop"
-    bool m_stopExpected = false; // row credit "expected-stop"
+    bool m_stopExpected = false; // row credit "expected-stop" or "lookahead-stop"
+    bool m_rowLookahead = false; // row credit "lookahead-stop"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
     std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
@@ -380,15 +398,16 @@ void ActorCritic::settleOptions()
     if (m_kindExpected && !m_taskAdded)
         throw Error("--kind-credit " + o.kindCredit + " compares a job's tasks at the allocation the task "
                     "was added to: it needs --task-marginal added (and --credit split)");
-    checkKnown("row credit", o.rowCredit, {"sampled", "expected", "expected-stop"});
+    checkKnown("row credit", o.rowCredit, {"sampled", "expected", "expected-stop", "lookahead-stop"});
     m_rowExpected = o.rowCredit != "sampled";
-    m_stopExpected = o.rowCredit == "expected-stop";
+    m_rowLookahead = o.rowCredit == "lookahead-stop";
+    m_stopExpected = o.rowCredit == "expected-stop" || m_rowLookahead;
     if (m_rowExpected && !m_taskAdded)
         throw Error("--row-credit " + o.rowCredit + " credits every task at the allocation its job had "
                     "when the decision was taken: it needs --task-marginal added (and --credit split)");
     if (m_kindEveryRow && !m_rowExpected)
         throw Error("--kind-credit every-row credits the kinds of every window row with the gains "
-                    "the row credit computes: it needs --row-credit expected or expected-stop");
+                    "the row credit computes: it needs --row-credit expected, expected-stop or lookahead-stop");
     if (m_rowExpected && m_spec.kind != PolicyKind::Dl2)
         throw Error("--row-credit " + o.rowCredit + " applies to the faithful dl2 network only, whose "
                     "window rows each hold a job's worker, PS and bundle");
@@ -590,6 +609,16 @@ void ActorCritic::creditReturns(Env &e, double r)
                 it = progress.emplace(key, e.sim->slotProgress(job, ps, workers)).first;
             return it->second;
         };
+        // Row credit "lookahead-stop": each job's reachableProgress, once per job and slot.
+        const SimulationOptions &caps = e.sim->options();
+        std::unordered_map<int, std::vector<double>> reach;
+        const auto bestFrom = [&](int job, int ps, int workers) {
+            auto it = reach.find(job);
+            if (it == reach.end())
+                it = reach.emplace(job, reachableProgress(*e.sim, job)).first;
+            return it->second[size_t(std::clamp(ps, 0, caps.maxPs) * (caps.maxWorkers + 1) +
+                                     std::clamp(workers, 0, caps.maxWorkers))];
+        };
         for (size_t n = 0; n < e.current.size(); ++n) {
             Sample &x = e.current[n];
             x.ret = float(r);
@@ -603,9 +632,10 @@ void ActorCritic::creditReturns(Env &e, double r)
                         if (!x.mask[size_t(3 * a.row + k)])
                             continue;
                         const auto [dp, dw] = taskDelta(TaskKind(k));
-                        x.actionRet[size_t(3 * a.row + k)] = float(
-                            taskGain(m_taskCredit, j, progressAt(a.job, a.ps + dp, a.workers + dw), base, final) *
-                            m_rewardScale);
+                        const double with = m_rowLookahead ? bestFrom(a.job, a.ps + dp, a.workers + dw)
+                                                           : progressAt(a.job, a.ps + dp, a.workers + dw);
+                        x.actionRet[size_t(3 * a.row + k)] =
+                            float(taskGain(m_taskCredit, j, with, base, final) * m_rewardScale);
                     }
                 }
                 x.rowAllocations.clear();

@@ -125,9 +125,10 @@ struct RlOptions
     // with each other, not with other jobs' tasks. "expected-balanced": the same, with each
     // job type's kind terms weighted to the same total in every batch (RlLossOptions::
     // kindBalanced), so that a type met in 1 % of the decisions is not taught the kind that
-    // suits the type met in half of them. "every-row" (with rowCredit expected or
-    // expected-stop): every window row's kind, at every decision, by the all-actions gradient
-    // of its own worker/PS/bundle mix on the row credit's gains (RlLossOptions::kindEveryRow).
+    // suits the type met in half of them. "every-row" (with rowCredit expected, expected-stop
+    // or lookahead-stop): every window row's kind, at every decision, by the all-actions
+    // gradient of its own worker/PS/bundle mix on the row credit's gains
+    // (RlLossOptions::kindEveryRow).
     std::string kindCredit = "sampled";
     // --credit split with --task-marginal added: how the choice of job is credited. "sampled"
     // (default): the chosen task's return (kindCredit says how its kind is). "expected"
@@ -136,6 +137,12 @@ struct RlOptions
     // all-actions gradient. "expected-stop": also stop or continue, stop with 0 and continue
     // with the expected gain of the task the policy would add (no critic in the policy's
     // gradient: a one-step view that, on an uncontended cluster, adds every task that gains).
+    // "lookahead-stop": the same, with each task's gain taken to the best slot progress its
+    // job can still reach by adding tasks after it (within the caps), against its progress
+    // without it: a task on the way to the job's best allocation gains even where the next
+    // step alone would not, and every task past that allocation loses, so the policy learns
+    // to stop growing a job there (the measured speeds are not concave: a one-step view stops
+    // short of, or climbs past, the best).
     std::string rowCredit = "sampled";
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
@@ -237,6 +244,12 @@ TaskCredit taskCreditFromString(const std::string &taskCredit); // checked
 // job's gain from the task at the allocation it was added to, so a job's tasks' gains add up
 // to its gain over the allocation it started the slot with.
 float taskCounterfactual(const Simulator &sim, const Sample &x, TaskCredit credit, bool added);
+
+// Row credit "lookahead-stop": after the slot `sim` just played, the best slot progress job
+// `index` could have made at any allocation reached from (ps, workers) by adding tasks only,
+// within the caps (SimulationOptions::maxPs, maxWorkers): entry ps x (maxWorkers + 1) +
+// workers, for ps in [0, maxPs] and workers in [0, maxWorkers].
+std::vector<double> reachableProgress(const Simulator &sim, int index);
 
 // A task's credit (taskCredit) when its job makes `without` progress this slot without it,
 // `with` with it and `final` at the allocation the slot ended with (Simulator::slotProgress,

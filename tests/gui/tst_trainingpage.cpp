@@ -465,6 +465,11 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY2(line.contains(QStringLiteral("--task-marginal added --row-credit expected-stop")),
              qPrintable(line));
     QCOMPARE(page.run()->request().rowCredit, QStringLiteral("expected-stop"));
+    row->setCurrentIndex(row->findData(QStringLiteral("lookahead-stop")));
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--task-marginal added --row-credit lookahead-stop")),
+             qPrintable(line));
+    row->setCurrentIndex(row->findData(QStringLiteral("expected-stop")));
     kind->setCurrentIndex(kind->findData(QStringLiteral("expected")));
     line = startAndReadArguments();
     QVERIFY2(line.contains(QStringLiteral(

@@ -991,7 +991,7 @@ private Q_SLOTS:
         RlOptions o = tenUpdatesOnSmall(spec);
         o.taskMarginal = "added";
         o.kindCredit = "every-row";
-        QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected or expected-stop")));
+        QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected, expected-stop or lookahead-stop")));
         o.rowCredit = "expected-stop";
         o.output = dir.path().toStdString() + "/every-row.dl2ckpt";
         const TrainResult r = RlTrainer(o).run();
@@ -1000,6 +1000,78 @@ private Q_SLOTS:
         const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
         QCOMPARE(info.kindCredit, std::string("every-row"));
         QVERIFY(recipeShows(info, "kind_credit", "every-row"));
+    }
+
+    // --row-credit lookahead-stop: a task is credited with the best progress its job can still
+    // reach after it against its progress without it. From the job's best allocation every
+    // task loses; on the measured speeds, which are not concave, some task that loses one step
+    // ahead leads on to a better allocation, so the lookahead credits it where expected-stop
+    // does not.
+    void lookaheadCreditReachesTheBestAllocation()
+    {
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+        auto optimus = makeScheduler("optimus");
+        const int maxPs = sim.options().maxPs, maxWorkers = sim.options().maxWorkers;
+        const auto cell = [&](int p, int w) { return size_t(p * (maxWorkers + 1) + w); };
+        int checkedJobs = 0, climbs = 0;
+        for (int slot = 0; slot < 10; ++slot) {
+            sim.step(*optimus);
+            for (size_t i = 0; i < sim.jobs().size(); ++i) {
+                const JobState &j = sim.jobs()[i];
+                if (!j.active() || j.epochsThisSlot <= 0 || j.doneEpochs > 0.5 * j.totalEpochs)
+                    continue;
+                const int job = int(i);
+                const std::vector<double> best = reachableProgress(sim, job);
+                QCOMPARE(best.size(), cell(maxPs, maxWorkers) + 1);
+                int topP = 0, topW = 0;
+                for (int p = 0; p <= maxPs; ++p)
+                    for (int w = 0; w <= maxWorkers; ++w) {
+                        double brute = 0.0;
+                        for (int q = p; q <= maxPs; ++q)
+                            for (int v = w; v <= maxWorkers; ++v)
+                                brute = std::max(brute, sim.slotProgress(job, q, v));
+                        QCOMPARE(best[cell(p, w)], brute);
+                        if (sim.slotProgress(job, p, w) > sim.slotProgress(job, topP, topW))
+                            topP = p, topW = w;
+                        if (p < 1 || w < 1 || p >= maxPs || w >= maxWorkers)
+                            continue;
+                        const double now = sim.slotProgress(job, p, w);
+                        for (const auto &[dp, dw] : {std::pair{1, 0}, std::pair{0, 1}, std::pair{1, 1}})
+                            if (sim.slotProgress(job, p + dp, w + dw) < now && best[cell(p + dp, w + dw)] > now)
+                                ++climbs;
+                    }
+                // From the best allocation, every task loses or gains nothing.
+                const double top = sim.slotProgress(job, topP, topW);
+                QCOMPARE(best[cell(topP, topW)], top);
+                QCOMPARE(best[cell(0, 0)], top);
+                if (topP < maxPs)
+                    QVERIFY(best[cell(topP + 1, topW)] <= top);
+                if (topW < maxWorkers)
+                    QVERIFY(best[cell(topP, topW + 1)] <= top);
+                ++checkedJobs;
+            }
+            if (checkedJobs >= 3)
+                break;
+        }
+        QVERIFY2(checkedJobs >= 3, "fewer than 3 running jobs in 10 slots of optimus");
+        qInfo("%d tasks, over %d jobs, lose one step ahead and lead on to a better allocation", climbs, checkedJobs);
+        QVERIFY(climbs > 0);
+
+        // The option: refused without --task-marginal added, recorded, shown in the recipe.
+        QTemporaryDir dir;
+        RlOptions o = tenUpdatesOnSmall(smallDl2());
+        o.rowCredit = "lookahead-stop";
+        QVERIFY(refusal(o).contains(QStringLiteral("--row-credit lookahead-stop credits every task")));
+        o.taskMarginal = "added";
+        o.output = dir.path().toStdString() + "/lookahead.dl2ckpt";
+        const TrainResult r = RlTrainer(o).run();
+        for (const auto &point : r.curve)
+            QVERIFY(std::isfinite(point.trainLoss));
+        const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
+        QCOMPARE(info.rowCredit, std::string("lookahead-stop"));
+        QVERIFY(recipeShows(info, "row_credit", "lookahead-stop"));
     }
 
     void unknownAblationIsAnError()
