@@ -18,7 +18,11 @@ PolicyFile inspectPolicyFile(const QString &nameOrPath)
 {
 #ifdef DL2_CONSOLE_LEARNING
     const dl2::Checkpoint c = dl2::readCheckpoint(dl2::resolveCheckpoint(nameOrPath.toStdString()));
-    return {QString::fromLatin1(dl2::toString(c.spec.kind)), nameOrPath};
+    PolicyFile f{QString::fromLatin1(dl2::toString(c.spec.kind)), nameOrPath};
+    f.tied = c.spec.kind == dl2::PolicyKind::Dl2 && c.info.tieWindowSteps < 0;
+    f.perTypeCounts = c.spec.kind == dl2::PolicyKind::Dl2 &&
+                      c.spec.features.counts == dl2::CountFeatures::PerType;
+    return f;
 #else
     throw dl2::Error(nameOrPath.toStdString() + ": this build has no learned policies");
 #endif

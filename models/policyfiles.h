@@ -12,6 +12,10 @@ struct PolicyFile
 {
     QString kind;       // "dl2" or "dl2-plus"
     QString checkpoint; // the file, or the shipped policy's name, as given
+    // dl2: the window's weights were tied throughout its training (SL --tie-window all, or
+    // an actor-critic that kept them tied), so an actor-critic from it can keep them tied.
+    bool tied = false;
+    bool perTypeCounts = false; // dl2: fed per-type count bits (--count-features per-type)
 };
 
 // Reads the checkpoint (a file or a shipped policy's name, e.g. dl2-plus-contended); throws

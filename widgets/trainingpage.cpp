@@ -29,6 +29,7 @@
 #include <QStandardItemModel>
 #include <QStandardPaths>
 #include <QVBoxLayout>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include <algorithm>
 
@@ -244,7 +245,8 @@ QWidget *TrainingPage::buildControls()
         tr("SL for a fresh dl2 network: every window position shares its weights while it "
            "learns (--tie-window all), so each learns the same per-job rule instead of its own. "
            "The network is still the paper's; the shipped window-60 policy was trained so. "
-           "In SL, then RL, the actor-critic keeps them tied (--tie-window)."));
+           "In SL, then RL, and in RL from a checkpoint trained so, the actor-critic keeps "
+           "them tied (--tie-window)."));
     m_tieInit = choiceBox(
         train, "trainingTieInit", {{tr("layer's (default)"), "layer"}, {tr("each job's"), "job"}},
         tr("SL for a fresh tied dl2 network: the scale its tied weights start at. The whole "
@@ -273,9 +275,10 @@ QWidget *TrainingPage::buildControls()
     };
     m_typeStep = stepScale(
         "trainingTypeStepScale",
-        tr("RL of a tied dl2 network (SL, then RL): the weights from each window position's "
-           "type one-hot to its own first-layer units take this many times Adam's step "
-           "(--type-step-scale; beyond the paper). A DRF warm-up leaves that path small."));
+        tr("RL of a tied dl2 network (SL, then RL, or RL from a tied checkpoint): the weights "
+           "from each window position's type one-hot to its own first-layer units take this "
+           "many times Adam's step (--type-step-scale; beyond the paper). A DRF warm-up leaves "
+           "that path small."));
     m_countStep = stepScale(
         "trainingCountStepScale",
         tr("RL of a tied dl2 network fed per-type counts: the same for the weights from the "
@@ -399,6 +402,7 @@ QWidget *TrainingPage::buildControls()
     m_progress = new QProgressBar(train);
     m_progress->setObjectName(QStringLiteral("trainingProgress"));
     m_status = new QLabel(train);
+    m_status->setObjectName(QStringLiteral("trainingStatus"));
     m_status->setWordWrap(true);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_command = new QLabel(train);
@@ -433,6 +437,24 @@ QWidget *TrainingPage::buildControls()
     connect(m_follow, &QCheckBox::toggled, this, [this](bool on) { m_model->setFollowing(on); });
     connect(browse, &QPushButton::clicked, this, &TrainingPage::browseInit);
     connect(m_init, &QLineEdit::textChanged, this, &TrainingPage::updateControls);
+    m_initDelay.setSingleShot(true);
+    m_initDelay.setInterval(300);
+    connect(m_init, &QLineEdit::textChanged, &m_initDelay, qOverload<>(&QTimer::start));
+    connect(&m_initDelay, &QTimer::timeout, this, &TrainingPage::inspectInit);
+    connect(&m_initWatcher, &QFutureWatcher<InitInspection>::finished, this, [this] {
+        const InitInspection read = m_initWatcher.result();
+        if (read.path != m_init->text().trimmed()) { // typed on meanwhile
+            inspectInit();
+            return;
+        }
+        m_initInspection = read;
+        // A checkpoint trained tied is kept tied, as the recipes that start from one do.
+        if (read.file && read.file->tied)
+            m_tieWindow->setChecked(true);
+        if (!read.error.isEmpty() && !m_run->isRunning())
+            m_status->setText(tr("Start checkpoint: %1").arg(read.error));
+        updateControls();
+    });
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_policy, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);
     connect(m_tieWindow, &QCheckBox::toggled, this, &TrainingPage::updateControls);
@@ -666,6 +688,27 @@ void TrainingPage::browseInit()
         m_init->setText(path);
 }
 
+void TrainingPage::inspectInit()
+{
+    const QString path = m_init->text().trimmed();
+    if (m_initWatcher.isRunning() || path == m_initInspection.path)
+        return; // the watcher's handler inspects the latest text when done
+    if (path.isEmpty()) {
+        m_initInspection = {};
+        updateControls();
+        return;
+    }
+    m_initWatcher.setFuture(QtConcurrent::run([path] {
+        InitInspection read{path, std::nullopt, QString()};
+        try {
+            read.file = inspectPolicyFile(path);
+        } catch (const std::exception &e) {
+            read.error = QString::fromUtf8(e.what());
+        }
+        return read;
+    }));
+}
+
 bool TrainingPage::startTraining()
 {
     const QString algorithm = m_algorithm->currentData().toString();
@@ -683,6 +726,8 @@ bool TrainingPage::startTraining()
         r.rowCredit = m_rowCredit->currentData().toString();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
+    if (!r.init.isEmpty() && r.init == m_initInspection.path && m_initInspection.file)
+        r.policy = m_initInspection.file->kind; // the checkpoint brings its own
     r.window = m_window->value();
     r.perTypeCounts =
         m_counts->isEnabled() && m_counts->currentData().toString() == QLatin1String("per-type");
@@ -894,16 +939,23 @@ void TrainingPage::updateControls()
     m_policy->setEnabled(!running && fresh);
     m_window->setEnabled(!running && fresh && m_policy->currentText() == QLatin1String("dl2"));
     m_labels->setEnabled(algorithm != QLatin1String("rl") && !running);
-    m_tieWindow->setEnabled(algorithm != QLatin1String("rl") && !running && fresh &&
-                            m_policy->currentText() == QLatin1String("dl2"));
-    m_tieInit->setEnabled(m_tieWindow->isEnabled() && m_tieWindow->isChecked());
+    // RL from a checkpoint trained tied (as read by inspectInit) can keep it tied.
+    const bool rl = algorithm == QLatin1String("rl");
+    const std::optional<PolicyFile> &start =
+        m_initInspection.path == m_init->text().trimmed() ? m_initInspection.file : std::nullopt;
+    const bool tiedStart = rl && !fresh && start && start->tied;
+    m_tieWindow->setEnabled(!running && ((!rl && fresh && m_policy->currentText() == QLatin1String("dl2")) ||
+                                         tiedStart));
+    m_tieInit->setEnabled(!rl && m_tieWindow->isEnabled() && m_tieWindow->isChecked());
     m_counts->setEnabled(!running && fresh && m_policy->currentText() == QLatin1String("dl2"));
-    // The trainer takes the step scales only for a tied run (the second stage of SL, then
-    // RL), and the count scale only with per-type counts.
-    const bool tiedRl = pipeline && m_tieWindow->isEnabled() && m_tieWindow->isChecked();
+    // The trainer takes the step scales only for a tied actor-critic (the second stage of
+    // SL, then RL, or RL from a tied checkpoint), and the count scale only with per-type
+    // counts.
+    const bool tiedRl = (pipeline || tiedStart) && m_tieWindow->isEnabled() && m_tieWindow->isChecked();
+    const bool perTypeCounts =
+        pipeline ? m_counts->currentData().toString() == QLatin1String("per-type") : tiedStart && start->perTypeCounts;
     m_typeStep->setEnabled(tiedRl);
-    m_countStep->setEnabled(tiedRl &&
-                            m_counts->currentData().toString() == QLatin1String("per-type"));
+    m_countStep->setEnabled(tiedRl && perTypeCounts);
     // A checkpoint brings its own kind; the trainer refuses the kind credits for dl2-plus.
     const bool dl2Credits = algorithm != QLatin1String("sl") && !running &&
                             (!fresh || m_policy->currentText() == QLatin1String("dl2"));

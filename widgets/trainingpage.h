@@ -7,9 +7,11 @@
 // it) with progress and cancel; and what the run's checkpoint learnt about job types
 // (`dl2 policy probe`, in a TypeProbeDialog).
 
+#include "policyfiles.h"
 #include "trainingplots.h"
 #include "trainingrun.h"
 
+#include <QFutureWatcher>
 #include <QTimer>
 #include <QWidget>
 
@@ -114,6 +116,7 @@ private:
     void openWithDialog();
     void compareWithDialog();
     void browseInit();
+    void inspectInit(); // reads the start checkpoint in the background (tied, counts)
     void exportWithDialog();
 
     Settings *m_settings;
@@ -140,6 +143,17 @@ private:
     QString m_curvesError, m_comparisonError;
     QString m_recipeStamp; // the checkpoint m_recipe was read from, its time and size
     std::optional<TrainingRequest> m_next; // the RL stage after a warm-up
+    // The start checkpoint as read (inspectInit): its path, what it holds or why it could not
+    // be read. An actor-critic from a checkpoint trained tied can keep it tied.
+    struct InitInspection
+    {
+        QString path;
+        std::optional<PolicyFile> file;
+        QString error;
+    };
+    InitInspection m_initInspection;
+    QFutureWatcher<InitInspection> m_initWatcher;
+    QTimer m_initDelay; // inspect once typing pauses
     int m_stage = 1, m_stages = 1;
 };
 

@@ -685,14 +685,50 @@ void TestTrainingPage::countsAndStepScalesOfTheTiedRecipe()
     // Back to the paper's counts: the count scale is greyed out and not passed.
     counts->setCurrentIndex(counts->findData(QStringLiteral("scalar")));
     QVERIFY(!countStep->isEnabled());
-    // One stage of RL is not tied by the page: neither scale. A fresh network still takes
-    // its counts' form; a checkpoint brings its own.
+    // One stage of RL from a fresh network is not tied: neither scale. It still takes its
+    // counts' form; a checkpoint brings its own.
     algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("rl")));
+    QVERIFY(!tie->isEnabled());
     QVERIFY(!typeStep->isEnabled() && !countStep->isEnabled());
     QVERIFY(counts->isEnabled());
-    page.findChild<QLineEdit *>(QStringLiteral("trainingInit"))
-        ->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
+    auto *init = page.findChild<QLineEdit *>(QStringLiteral("trainingInit"));
+    auto *status = page.findChild<QLabel *>(QStringLiteral("trainingStatus"));
+    QVERIFY(init && status);
+    init->setText(dir.filePath(QStringLiteral("warm.dl2ckpt")));
     QVERIFY(!counts->isEnabled());
+    // A file that cannot be read: not tied, and the page says why.
+    QTRY_VERIFY_WITH_TIMEOUT(status->text().contains(QStringLiteral("warm.dl2ckpt")), 10000);
+    QVERIFY2(status->text().startsWith(QStringLiteral("Start checkpoint: ")), qPrintable(status->text()));
+    QVERIFY(!tie->isEnabled() && !typeStep->isEnabled());
+
+    // RL from a checkpoint trained tied, with per-type counts: kept tied, both scales, and
+    // the checkpoint's kind whatever the greyed-out policy box says.
+    const QString policies = qEnvironmentVariable("DL2_SOURCE_DIR") + QStringLiteral("/resources/policies/");
+    tie->setChecked(false);
+    page.findChild<QComboBox *>(QStringLiteral("trainingPolicy"))->setCurrentText(QStringLiteral("dl2-plus"));
+    init->setText(policies + QStringLiteral("dl2-reference-actor-critic.dl2ckpt"));
+    QTRY_VERIFY_WITH_TIMEOUT(tie->isEnabled(), 20000);
+    QVERIFY(tie->isChecked()); // kept tied unless the user unticks it
+    QVERIFY(typeStep->isEnabled() && countStep->isEnabled());
+    typeStep->setValue(10);
+    countStep->setValue(30);
+    QVERIFY(page.startTraining());
+    QTRY_VERIFY_WITH_TIMEOUT(!page.run()->isRunning(), 20000);
+    QFile args(dir.filePath(QStringLiteral("args.txt")));
+    QVERIFY(args.open(QIODevice::ReadOnly));
+    const QString line = QString::fromUtf8(args.readAll()).trimmed().split(QLatin1Char('\n')).last();
+    QVERIFY2(line.startsWith(QStringLiteral("rl ")) &&
+                 line.contains(QStringLiteral("--tie-window --type-step-scale 10 --count-step-scale 30")),
+             qPrintable(line));
+    // Unticked: the actor-critic unties it, and the scales go.
+    tie->setChecked(false);
+    QVERIFY(!typeStep->isEnabled() && !countStep->isEnabled());
+
+    // A checkpoint trained untied (the paper's flat network, scalar counts): nothing to keep.
+    init->setText(policies + QStringLiteral("dl2-reference.dl2ckpt"));
+    QTRY_VERIFY_WITH_TIMEOUT(!tie->isEnabled(), 20000);
+    QTest::qWait(2000); // the inspection done, it stays so
+    QVERIFY(!tie->isEnabled() && !typeStep->isEnabled() && !countStep->isEnabled());
 }
 
 // The shipped window-60 student tells job types apart (core/learning/README.md): rows of every
