@@ -75,6 +75,7 @@ struct TrainingInfo
     std::string taskMarginal; // trainer "rl", credit "split": "final" or "added" (empty: final)
     std::string kindCredit;   // trainer "rl": RlOptions::kindCredit (empty: sampled)
     std::string rowCredit;    // trainer "rl": RlOptions::rowCredit (empty: sampled)
+    std::string rowScale;     // trainer "rl": RlOptions::rowScale (empty: batch)
     std::string taskCredit;  // trainer "rl", credit "split": "progress" or "remaining"
     std::string slLabels;     // trainer "sl": SlOptions::labels (empty: a file from before)
     std::string teacherOrder; // trainer "sl": SlOptions::teacherOrder

@@ -54,6 +54,9 @@ struct RlLossOptions
     // instead of the slot return against V.
     bool rowExpected = false;
     bool stopExpected = false;
+    // With rowExpected (RlOptions::rowScale "decision"): each sample's actionRet divided by
+    // their RMS over its allowed tasks, that RMS taken as at least a tenth of the batch's mean.
+    bool rowPerDecision = false;
     // With rowExpected (RlOptions::kindCredit "every-row"): also every window row's choice of
     // kind, sum_k q(k | row) actionRet_(row, k) with q the row's own worker/PS/bundle mix,
     // averaged over the rows with an allowed task: each job's kind is taught at every decision,

@@ -293,6 +293,7 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.kindEveryRow = m_kindEveryRow;
     m_loss.rowExpected = m_rowExpected;
     m_loss.stopExpected = m_stopExpected;
+    m_loss.rowPerDecision = o.rowScale == "decision";
     m_loss.klWeight = o.klWeight;
 }
 
@@ -402,6 +403,10 @@ void ActorCritic::settleOptions()
     m_rowExpected = o.rowCredit != "sampled";
     m_rowLookahead = o.rowCredit == "lookahead-stop";
     m_stopExpected = o.rowCredit == "expected-stop" || m_rowLookahead;
+    checkKnown("row scale", o.rowScale, {"batch", "decision"});
+    if (o.rowScale != "batch" && !m_rowExpected)
+        throw Error("--row-scale " + o.rowScale + " scales the gains of a row credit: it needs --row-credit "
+                    "expected, expected-stop or lookahead-stop");
     if (m_rowExpected && !m_taskAdded)
         throw Error("--row-credit " + o.rowCredit + " credits every task at the allocation its job had "
                     "when the decision was taken: it needs --task-marginal added (and --credit split)");
@@ -541,6 +546,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.taskMarginal = o.taskMarginal;
     info.kindCredit = o.kindCredit;
     info.rowCredit = o.rowCredit;
+    info.rowScale = o.rowScale;
     info.valueLearningRate = o.valueLearningRate;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;

@@ -144,6 +144,13 @@ struct RlOptions
     // to stop growing a job there (the measured speeds are not concave: a one-step view stops
     // short of, or climbs past, the best).
     std::string rowCredit = "sampled";
+    // With a row credit other than "sampled": how its gains are scaled. "batch" (default):
+    // as they are, the batch's spread of expected gains setting the step (AdvantageScales).
+    // "decision" (beyond the paper): each decision's gains divided by their own RMS over its
+    // allowed tasks (at least a tenth of the batch's mean RMS), so that the last tasks of a
+    // slot, whose gains are a few per cent of a job's speed, are ranked as firmly as the
+    // first, whose gains are its whole speed: the final allocation is set by the last ones.
+    std::string rowScale = "batch";
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
     int vineStreams = 1;          // vine: random streams each allocation is played on with
