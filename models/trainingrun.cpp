@@ -63,6 +63,8 @@ QStringList TrainingRequest::arguments() const
             a << QStringLiteral("--kind-credit") << kindCredit;
         if (rowBeyond)
             a << QStringLiteral("--row-credit") << rowCredit;
+        if (rowBeyond && rowScalePerDecision)
+            a << QStringLiteral("--row-scale") << QStringLiteral("decision");
         // The second stage of SL, then RL: the actor-critic keeps the warm-up's tied weights
         // tied (a warm-up trained untied is refused by the trainer).
         if (tieWindow && policy == QLatin1String("dl2")) {

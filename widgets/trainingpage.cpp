@@ -329,7 +329,7 @@ QWidget *TrainingPage::buildControls()
         {{tr("its own (paper)"), "sampled"},
          {tr("every job's gains"), "expected"},
          {tr("every job's, and stop"), "expected-stop"},
-         {tr("every job's best reach, and stop"), "lookahead-stop"}},
+         {tr("lookahead, and stop"), "lookahead-stop"}},
         tr("dl2: how RL credits the choice of which job gets the next task: by the chosen "
            "task's own gain, as the paper; or by the exact gain every task of every job in "
            "the window would have had at that moment, so the jobs not chosen are compared too "
@@ -337,6 +337,13 @@ QWidget *TrainingPage::buildControls()
            "to stop, credited with the gain of the task it gave up (expected-stop); or that "
            "with each task's gain taken to the best allocation its job can still reach after "
            "it, so that jobs stop growing at their best (lookahead-stop)"));
+    m_rowPerDecision = new QCheckBox(tr("each decision alike"), train);
+    m_rowPerDecision->setObjectName(QStringLiteral("trainingRowScale"));
+    m_rowPerDecision->setToolTip(
+        tr("dl2, with a job credit other than the paper's: divide each decision's gains by "
+           "their own spread (--row-scale decision; beyond the paper), so that the last tasks "
+           "of a slot, which gain a few per cent of a job's speed and set where it stops, are "
+           "taught as firmly as the first"));
     m_init = new QLineEdit(train);
     m_init->setObjectName(QStringLiteral("trainingInit"));
     m_init->setPlaceholderText(tr("fresh network"));
@@ -374,6 +381,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Credit a task by"), m_taskCredit);
     form->addRow(tr("Credit its kind by"), m_kindCredit);
     form->addRow(tr("Credit its job by"), m_rowCredit);
+    form->addRow(QString(), m_rowPerDecision);
     form->addRow(tr("Type's step"), m_typeStep);
     form->addRow(tr("Counts' step"), m_countStep);
     form->addRow(tr("Start from"), initRow);
@@ -724,6 +732,7 @@ bool TrainingPage::startTraining()
         r.kindCredit = m_kindCredit->currentData().toString();
     if (m_rowCredit->isEnabled())
         r.rowCredit = m_rowCredit->currentData().toString();
+    r.rowScalePerDecision = m_rowPerDecision->isEnabled() && m_rowPerDecision->isChecked();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     if (!r.init.isEmpty() && r.init == m_initInspection.path && m_initInspection.file)
@@ -961,6 +970,8 @@ void TrainingPage::updateControls()
                             (!fresh || m_policy->currentText() == QLatin1String("dl2"));
     m_kindCredit->setEnabled(dl2Credits);
     m_rowCredit->setEnabled(dl2Credits);
+    m_rowPerDecision->setEnabled(dl2Credits &&
+                                 m_rowCredit->currentData().toString() != QLatin1String("sampled"));
     updateKindChoices();
     updateWindowChoices();
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,

@@ -465,10 +465,21 @@ void TestTrainingPage::formBecomesTheCommand()
     QVERIFY2(line.contains(QStringLiteral("--task-marginal added --row-credit expected-stop")),
              qPrintable(line));
     QCOMPARE(page.run()->request().rowCredit, QStringLiteral("expected-stop"));
+    auto *rowScale = page.findChild<QCheckBox *>(QStringLiteral("trainingRowScale"));
+    QVERIFY(rowScale && rowScale->isEnabled());
     row->setCurrentIndex(row->findData(QStringLiteral("lookahead-stop")));
+    rowScale->setChecked(true);
     line = startAndReadArguments();
-    QVERIFY2(line.contains(QStringLiteral("--task-marginal added --row-credit lookahead-stop")),
+    QVERIFY2(line.contains(QStringLiteral(
+                 "--task-marginal added --row-credit lookahead-stop --row-scale decision")),
              qPrintable(line));
+    QVERIFY(page.run()->request().rowScalePerDecision);
+    // The paper's row credit has no gains to scale: greyed out, not passed.
+    row->setCurrentIndex(row->findData(QStringLiteral("sampled")));
+    QVERIFY(!rowScale->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(!line.contains(QStringLiteral("--row-scale")), qPrintable(line));
+    rowScale->setChecked(false);
     row->setCurrentIndex(row->findData(QStringLiteral("expected-stop")));
     kind->setCurrentIndex(kind->findData(QStringLiteral("expected")));
     line = startAndReadArguments();
