@@ -93,6 +93,18 @@ RlOptions tenUpdatesOnSmall(const PolicySpec &spec)
     return o;
 }
 
+// Runs `o` into dir/name: what its dl2 checkpoint recorded, or nothing if a logged loss was
+// not finite.
+std::optional<TrainingInfo> recordOfRun(RlOptions o, const QTemporaryDir &dir, const char *name)
+{
+    o.output = dir.filePath(QLatin1String(name)).toStdString();
+    const TrainResult r = RlTrainer(o).run();
+    for (const auto &point : r.curve)
+        if (!std::isfinite(point.trainLoss))
+            return std::nullopt;
+    return readCheckpoint(o.output, PolicyKind::Dl2).info;
+}
+
 // Whether the recipe shown for a run (dl2 policy show, the Training page) has key = value.
 bool recipeShows(const TrainingInfo &info, const char *key, const char *value)
 {
@@ -779,11 +791,9 @@ private Q_SLOTS:
         QVERIFY(refusal(o).contains(QStringLiteral("unknown kind credit 'somehow'")));
         o.kindCredit = "expected";
         o.taskMarginal = "added";
-        o.output = dir.path().toStdString() + "/expected.dl2ckpt";
-        const TrainResult r = RlTrainer(o).run();
-        for (const auto &point : r.curve)
-            QVERIFY(std::isfinite(point.trainLoss));
-        QCOMPARE(readCheckpoint(o.output, PolicyKind::Dl2).info.kindCredit, std::string("expected"));
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "expected.dl2ckpt");
+        QVERIFY(recorded);
+        QCOMPARE(recorded->kindCredit, std::string("expected"));
     }
 
     // --kind-credit expected-balanced: each job type's kind terms carry the same total weight.
@@ -916,11 +926,9 @@ private Q_SLOTS:
         QVERIFY(refusal(o).contains(QStringLiteral("unknown row credit 'everywhere'")));
         o.rowCredit = "expected-stop";
         o.taskMarginal = "added";
-        o.output = dir.path().toStdString() + "/rows.dl2ckpt";
-        const TrainResult r = RlTrainer(o).run();
-        for (const auto &point : r.curve)
-            QVERIFY(std::isfinite(point.trainLoss));
-        const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "rows.dl2ckpt");
+        QVERIFY(recorded);
+        const TrainingInfo &info = *recorded;
         QCOMPARE(info.rowCredit, std::string("expected-stop"));
         QVERIFY(recipeShows(info, "row_credit", "expected-stop"));
         RlOptions plus;
@@ -993,11 +1001,9 @@ private Q_SLOTS:
         o.kindCredit = "every-row";
         QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected, expected-stop or lookahead-stop")));
         o.rowCredit = "expected-stop";
-        o.output = dir.path().toStdString() + "/every-row.dl2ckpt";
-        const TrainResult r = RlTrainer(o).run();
-        for (const auto &point : r.curve)
-            QVERIFY(std::isfinite(point.trainLoss));
-        const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "every-row.dl2ckpt");
+        QVERIFY(recorded);
+        const TrainingInfo &info = *recorded;
         QCOMPARE(info.kindCredit, std::string("every-row"));
         QVERIFY(recipeShows(info, "kind_credit", "every-row"));
     }
@@ -1065,11 +1071,9 @@ private Q_SLOTS:
         o.rowCredit = "lookahead-stop";
         QVERIFY(refusal(o).contains(QStringLiteral("--row-credit lookahead-stop credits every task")));
         o.taskMarginal = "added";
-        o.output = dir.path().toStdString() + "/lookahead.dl2ckpt";
-        const TrainResult r = RlTrainer(o).run();
-        for (const auto &point : r.curve)
-            QVERIFY(std::isfinite(point.trainLoss));
-        const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "lookahead.dl2ckpt");
+        QVERIFY(recorded);
+        const TrainingInfo &info = *recorded;
         QCOMPARE(info.rowCredit, std::string("lookahead-stop"));
         QVERIFY(recipeShows(info, "row_credit", "lookahead-stop"));
     }
@@ -1142,11 +1146,9 @@ private Q_SLOTS:
         QVERIFY(refusal(o).contains(QStringLiteral("unknown row scale 'sometimes'")));
         o.rowScale = "decision";
         QTemporaryDir dir;
-        o.output = dir.path().toStdString() + "/scaled.dl2ckpt";
-        const TrainResult r = RlTrainer(o).run();
-        for (const auto &point : r.curve)
-            QVERIFY(std::isfinite(point.trainLoss));
-        const TrainingInfo info = readCheckpoint(o.output, PolicyKind::Dl2).info;
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "scaled.dl2ckpt");
+        QVERIFY(recorded);
+        const TrainingInfo &info = *recorded;
         QCOMPARE(info.rowScale, std::string("decision"));
         QVERIFY(recipeShows(info, "row_scale", "decision"));
     }
