@@ -221,7 +221,7 @@ private:
     bool m_kindExpected = false; // kind credit "expected" or "expected-balanced"
     bool m_kindBalanced = false; // kind credit "expected-balanced"
     bool m_kindEveryRow = false; // kind credit "every-row"
-    bool m_rowExpected = false;  // row credit "expected" or "expected-stop"
+    bool m_rowExpected = false;  // row credit "expected", "expected-stop" or "lookahead-stop"
     bool m_stopExpected = false; // row credit "expected-stop" or "lookahead-stop"
     bool m_rowLookahead = false; // row credit "lookahead-stop"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
