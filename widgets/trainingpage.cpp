@@ -459,8 +459,11 @@ QWidget *TrainingPage::buildControls()
         // A checkpoint trained tied is kept tied, as the recipes that start from one do.
         if (read.file && read.file->tied)
             m_tieWindow->setChecked(true);
+        const QString prefix = tr("Start checkpoint: ");
         if (!read.error.isEmpty() && !m_run->isRunning())
-            m_status->setText(tr("Start checkpoint: %1").arg(read.error));
+            m_status->setText(prefix + read.error);
+        else if (read.error.isEmpty() && m_status->text().startsWith(prefix))
+            m_status->clear(); // the last file's error, now mended
         updateControls();
     });
     connect(m_algorithm, &QComboBox::currentIndexChanged, this, &TrainingPage::updateControls);

@@ -720,6 +720,7 @@ void TestTrainingPage::countsAndStepScalesOfTheTiedRecipe()
     init->setText(policies + QStringLiteral("dl2-reference-actor-critic.dl2ckpt"));
     QTRY_VERIFY_WITH_TIMEOUT(tie->isEnabled(), 20000);
     QVERIFY(tie->isChecked()); // kept tied unless the user unticks it
+    QVERIFY2(status->text().isEmpty(), qPrintable(status->text())); // the last file's error goes
     QVERIFY(typeStep->isEnabled() && countStep->isEnabled());
     typeStep->setValue(10);
     countStep->setValue(30);
