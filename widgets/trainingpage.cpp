@@ -720,6 +720,12 @@ void TrainingPage::inspectInit()
     }));
 }
 
+std::optional<PolicyFile> TrainingPage::startFile() const
+{
+    const QString path = m_init->text().trimmed();
+    return !path.isEmpty() && path == m_initInspection.path ? m_initInspection.file : std::nullopt;
+}
+
 bool TrainingPage::startTraining()
 {
     const QString algorithm = m_algorithm->currentData().toString();
@@ -738,8 +744,8 @@ bool TrainingPage::startTraining()
     r.rowScalePerDecision = m_rowPerDecision->isEnabled() && m_rowPerDecision->isChecked();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
-    if (!r.init.isEmpty() && r.init == m_initInspection.path && m_initInspection.file)
-        r.policy = m_initInspection.file->kind; // the checkpoint brings its own
+    if (const std::optional<PolicyFile> start = startFile())
+        r.policy = start->kind; // the checkpoint brings its own
     r.window = m_window->value();
     r.perTypeCounts =
         m_counts->isEnabled() && m_counts->currentData().toString() == QLatin1String("per-type");
@@ -953,9 +959,8 @@ void TrainingPage::updateControls()
     m_labels->setEnabled(algorithm != QLatin1String("rl") && !running);
     // RL from a checkpoint trained tied (as read by inspectInit) can keep it tied.
     const bool rl = algorithm == QLatin1String("rl");
-    const std::optional<PolicyFile> &start =
-        m_initInspection.path == m_init->text().trimmed() ? m_initInspection.file : std::nullopt;
-    const bool tiedStart = rl && !fresh && start && start->tied;
+    const std::optional<PolicyFile> start = startFile();
+    const bool tiedStart = rl && start && start->tied;
     m_tieWindow->setEnabled(!running && ((!rl && fresh && m_policy->currentText() == QLatin1String("dl2")) ||
                                          tiedStart));
     m_tieInit->setEnabled(!rl && m_tieWindow->isEnabled() && m_tieWindow->isChecked());

@@ -117,6 +117,8 @@ private:
     void compareWithDialog();
     void browseInit();
     void inspectInit(); // reads the start checkpoint in the background (tied, counts)
+    // The start checkpoint as inspectInit read it, if it has read the one now named.
+    std::optional<PolicyFile> startFile() const;
     void exportWithDialog();
 
     Settings *m_settings;
