@@ -224,6 +224,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_kind_credit(info.kindCredit);
     h->set_row_credit(info.rowCredit);
     h->set_row_scale(info.rowScale);
+    h->set_stop_credit(info.stopCredit);
     h->set_sl_labels(info.slLabels);
     h->set_teacher_order(info.teacherOrder);
     h->set_tie_window_steps(info.tieWindowSteps);
@@ -395,6 +396,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.kindCredit = h.kind_credit();
     i.rowCredit = h.row_credit();
     i.rowScale = h.row_scale();
+    i.stopCredit = h.stop_credit();
     i.slLabels = h.sl_labels();
     i.teacherOrder = h.teacher_order();
     i.tieWindowSteps = h.tie_window_steps();

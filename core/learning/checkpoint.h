@@ -76,6 +76,7 @@ struct TrainingInfo
     std::string kindCredit;   // trainer "rl": RlOptions::kindCredit (empty: sampled)
     std::string rowCredit;    // trainer "rl": RlOptions::rowCredit (empty: sampled)
     std::string rowScale;     // trainer "rl": RlOptions::rowScale (empty: batch)
+    std::string stopCredit;   // trainer "rl": RlOptions::stopCredit (empty: expected)
     std::string taskCredit;  // trainer "rl", credit "split": "progress" or "remaining"
     std::string slLabels;     // trainer "sl": SlOptions::labels (empty: a file from before)
     std::string teacherOrder; // trainer "sl": SlOptions::teacherOrder

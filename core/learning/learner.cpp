@@ -837,7 +837,13 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
                 taskTerm = taskTerm * typeBalance(samples, hasTask);
             torch::Tensor stopTerm = advN * level1;
             if (o.stopExpected) {
-                auto usedE = perm.defined() ? shuffledAmong(expectedG, Ha, perm) : expectedG;
+                auto continueG = expectedG;
+                if (o.stopBest) {
+                    const auto allowed = b.mask.narrow(1, 0, taskActions);
+                    const auto best = G.masked_fill(allowed.logical_not(), -1e30f).amax(1);
+                    continueG = torch::where(allowed.any(1), best, torch::zeros_like(best));
+                }
+                auto usedE = perm.defined() ? shuffledAmong(continueG, Ha, perm) : continueG;
                 stopTerm = scale * Ha * logCont.exp() * usedE;
             }
             gain = rho * (stopTerm + scale * Ha * taskTerm);

@@ -54,6 +54,9 @@ struct RlLossOptions
     // instead of the slot return against V.
     bool rowExpected = false;
     bool stopExpected = false;
+    // With stopExpected (RlOptions::stopCredit "best"): continue is credited with the largest
+    // gain among the sample's allowed tasks instead of their expectation under the policy.
+    bool stopBest = false;
     // With rowExpected (RlOptions::rowScale "decision"): each sample's actionRet divided by
     // their RMS over its allowed tasks, that RMS taken as at least a tenth of the batch's mean.
     bool rowPerDecision = false;

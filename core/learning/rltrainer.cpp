@@ -294,6 +294,7 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.rowExpected = m_rowExpected;
     m_loss.stopExpected = m_stopExpected;
     m_loss.rowPerDecision = o.rowScale == "decision";
+    m_loss.stopBest = o.stopCredit == "best";
     m_loss.klWeight = o.klWeight;
 }
 
@@ -407,6 +408,11 @@ void ActorCritic::settleOptions()
     if (o.rowScale != "batch" && !m_rowExpected)
         throw Error("--row-scale " + o.rowScale + " scales the gains of a row credit: it needs --row-credit "
                     "expected, expected-stop or lookahead-stop");
+    checkKnown("stop credit", o.stopCredit, {"expected", "best"});
+    if (o.stopCredit != "expected" && !m_stopExpected)
+        throw Error("--stop-credit " + o.stopCredit +
+                    " credits continuing against stop: it needs --row-credit "
+                    "expected-stop or lookahead-stop");
     if (m_rowExpected && !m_taskAdded)
         throw Error("--row-credit " + o.rowCredit + " credits every task at the allocation its job had "
                     "when the decision was taken: it needs --task-marginal added (and --credit split)");
@@ -547,6 +553,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.kindCredit = o.kindCredit;
     info.rowCredit = o.rowCredit;
     info.rowScale = o.rowScale;
+    info.stopCredit = o.stopCredit;
     info.valueLearningRate = o.valueLearningRate;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;

@@ -151,6 +151,13 @@ struct RlOptions
     // slot, whose gains are a few per cent of a job's speed, are ranked as firmly as the
     // first, whose gains are its whole speed: the final allocation is set by the last ones.
     std::string rowScale = "batch";
+    // With rowCredit "expected-stop" or "lookahead-stop": what continuing is credited with,
+    // stop's 0 against it. "expected" (default): the expected gain of the task the policy
+    // would add. "best" (beyond the paper): the gain of the best task it could add, so a
+    // policy whose mix still favours tasks that lose is taught to move to the task that
+    // gains, not to stop the slot: stop is one action for every job, and what stops one
+    // job's growth cuts every other job's short. The slot then stops where no task gains.
+    std::string stopCredit = "expected";
     double episodeKeep = 0.01;    // episode: share of the decisions trained on
     int vineHorizon = 0;          // vine: slots played after the branch slot (0 = to the end)
     int vineStreams = 1;          // vine: random streams each allocation is played on with

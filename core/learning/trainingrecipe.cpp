@@ -54,6 +54,8 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
             o.emplace_back(key("row_credit"), text(t.rowCredit));
         if (!t.rowScale.empty() && t.rowScale != "batch")
             o.emplace_back(key("row_scale"), text(t.rowScale));
+        if (!t.stopCredit.empty() && t.stopCredit != "expected")
+            o.emplace_back(key("stop_credit"), text(t.stopCredit));
     }
     if (t.tieWindowSteps < 0) // only shown where it was on: runs before 2026-12-06 lack it
         o.emplace_back(key("tie_window"), key("all"));

@@ -1153,6 +1153,83 @@ private Q_SLOTS:
         QVERIFY(recipeShows(info, "row_scale", "decision"));
     }
 
+    // Every task loses but one the policy rarely picks: the expected gain of continuing is
+    // below stop's 0, the best task's above it.
+    void stopCreditBestContinuesTowardsTheTaskThatGains()
+    {
+        const PolicySpec spec = smallDl2();
+        const ParameterSet start = initialParameters(spec, 7);
+        auto [x, row] = stopSampleWithFullRow(spec, start);
+        QVERIFY(x);
+        const int stop = 3 * x->rows;
+        EncodedState s;
+        x->toState(spec, s);
+        const auto probabilities = [&](std::shared_ptr<const ParameterSet> parameters) {
+            std::vector<float> p;
+            PolicyNetwork(spec, std::move(parameters)).probabilities(s, p);
+            return p;
+        };
+        const std::vector<float> before =
+            probabilities(std::make_shared<const ParameterSet>(start));
+        int rare = -1;
+        for (int a = 0; a < stop; ++a)
+            if (x->mask[size_t(a)] && (rare < 0 || before[size_t(a)] < before[size_t(rare)]))
+                rare = a;
+        QVERIFY(rare >= 0);
+        Sample y = *x;
+        y.actionRet.assign(size_t(stop), std::numeric_limits<float>::quiet_NaN());
+        double expected = 0.0, continuing = 0.0;
+        for (int a = 0; a < stop; ++a)
+            if (y.mask[size_t(a)]) {
+                y.actionRet[size_t(a)] = a == rare ? 1.0f : -1.0f;
+                expected += before[size_t(a)] * y.actionRet[size_t(a)];
+                continuing += before[size_t(a)];
+            }
+        QVERIFY2(expected / continuing < -0.5, "the rare task carries little of the policy's mass");
+        const auto trained = [&](bool best) {
+            // One small step: the direction each credit pushes stop from this policy (longer,
+            // the task term moves the mass to the rare task, and both then continue).
+            Learner learner(spec, 1e-3, 7);
+            RlLossOptions o;
+            o.split = true;
+            o.rowExpected = true;
+            o.stopExpected = true;
+            o.stopBest = best;
+            o.useValue = false;
+            o.entropyWeight = 0.0;
+            learner.rlUpdate({&y}, {1.0f}, o);
+            return probabilities(learner.parameters());
+        };
+        const std::vector<float> expectedRun = trained(false), bestRun = trained(true);
+        const auto stopOf = [&](const std::vector<float> &p) { return double(p[size_t(stop)]); };
+        qInfo("P(stop) %.5f; after one update, continuing credited with the expected gain %.5f, "
+              "the best %.5f; "
+              "P(the task that gains) %.4f -> %.4f, %.4f",
+              stopOf(before), stopOf(expectedRun), stopOf(bestRun), before[size_t(rare)],
+              expectedRun[size_t(rare)], bestRun[size_t(rare)]);
+        QVERIFY(stopOf(expectedRun) > stopOf(before));
+        QVERIFY(stopOf(bestRun) < stopOf(before));
+        QVERIFY(bestRun[size_t(rare)] > before[size_t(rare)]);
+        QVERIFY(bestRun[size_t(rare)] > expectedRun[size_t(rare)]);
+
+        // The option: refused without a stop credit to replace, recorded, shown in the recipe.
+        RlOptions o = tenUpdatesOnSmall(spec);
+        o.stopCredit = "best";
+        o.rowCredit = "expected";
+        o.taskMarginal = "added";
+        QVERIFY(refusal(o).contains(
+            QStringLiteral("--stop-credit best credits continuing against stop")));
+        o.rowCredit = "expected-stop";
+        o.stopCredit = "hopeful";
+        QVERIFY(refusal(o).contains(QStringLiteral("unknown stop credit 'hopeful'")));
+        o.stopCredit = "best";
+        QTemporaryDir dir;
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "best.dl2ckpt");
+        QVERIFY(recorded);
+        QCOMPARE(recorded->stopCredit, std::string("best"));
+        QVERIFY(recipeShows(*recorded, "stop_credit", "best"));
+    }
+
     void unknownAblationIsAnError()
     {
         QVERIFY_THROWS_EXCEPTION(std::exception, checkAblations({"no-brain"}));
