@@ -65,6 +65,8 @@ QStringList TrainingRequest::arguments() const
             a << QStringLiteral("--row-credit") << rowCredit;
         if (rowBeyond && rowScalePerDecision)
             a << QStringLiteral("--row-scale") << QStringLiteral("decision");
+        if (rowBeyond && stopCreditBest && rowCredit.endsWith(QLatin1String("-stop")))
+            a << QStringLiteral("--stop-credit") << QStringLiteral("best");
         // The second stage of SL, then RL: the actor-critic keeps the warm-up's tied weights
         // tied (a warm-up trained untied is refused by the trainer).
         if (tieWindow && policy == QLatin1String("dl2")) {

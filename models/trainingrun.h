@@ -50,6 +50,9 @@ struct TrainingRequest
     // rl, dl2, with a row credit: each decision's gains over their own RMS (`--row-scale
     // decision`) instead of as they are.
     bool rowScalePerDecision = false;
+    // rl, dl2, with a row credit that also credits stop: continuing credited with the best
+    // task's gain (`--stop-credit best`) instead of the expected one.
+    bool stopCreditBest = false;
     // rl: the shuffled-advantage control (`--control`): the same run with each batch's
     // advantages shuffled, so any gain the real run shows over it is learnt, not drift.
     bool control = false;

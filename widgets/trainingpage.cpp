@@ -344,6 +344,14 @@ QWidget *TrainingPage::buildControls()
            "their own spread (--row-scale decision; beyond the paper), so that the last tasks "
            "of a slot, which gain a few per cent of a job's speed and set where it stops, are "
            "taught as firmly as the first"));
+    m_stopBest = new QCheckBox(tr("stop when no task gains"), train);
+    m_stopBest->setObjectName(QStringLiteral("trainingStopCredit"));
+    m_stopBest->setToolTip(
+        tr("dl2, with a job credit that also credits stop: credit continuing with the gain of "
+           "the best task the policy could add, not of the one it would (--stop-credit best; "
+           "beyond the paper). Stop ends the slot for every job, so a policy that favours a "
+           "task past its job's best is taught to pick another task, not to stop the others "
+           "short"));
     m_init = new QLineEdit(train);
     m_init->setObjectName(QStringLiteral("trainingInit"));
     m_init->setPlaceholderText(tr("fresh network"));
@@ -382,6 +390,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Credit its kind by"), m_kindCredit);
     form->addRow(tr("Credit its job by"), m_rowCredit);
     form->addRow(QString(), m_rowPerDecision);
+    form->addRow(QString(), m_stopBest);
     form->addRow(tr("Type's step"), m_typeStep);
     form->addRow(tr("Counts' step"), m_countStep);
     form->addRow(tr("Start from"), initRow);
@@ -742,6 +751,7 @@ bool TrainingPage::startTraining()
     if (m_rowCredit->isEnabled())
         r.rowCredit = m_rowCredit->currentData().toString();
     r.rowScalePerDecision = m_rowPerDecision->isEnabled() && m_rowPerDecision->isChecked();
+    r.stopCreditBest = m_stopBest->isEnabled() && m_stopBest->isChecked();
     r.policy = m_policy->currentText();
     r.init = m_init->text().trimmed();
     if (const std::optional<PolicyFile> start = startFile())
@@ -978,8 +988,9 @@ void TrainingPage::updateControls()
                             (!fresh || m_policy->currentText() == QLatin1String("dl2"));
     m_kindCredit->setEnabled(dl2Credits);
     m_rowCredit->setEnabled(dl2Credits);
-    m_rowPerDecision->setEnabled(dl2Credits &&
-                                 m_rowCredit->currentData().toString() != QLatin1String("sampled"));
+    const QString rowCredit = m_rowCredit->currentData().toString();
+    m_rowPerDecision->setEnabled(dl2Credits && rowCredit != QLatin1String("sampled"));
+    m_stopBest->setEnabled(dl2Credits && rowCredit.endsWith(QLatin1String("-stop")));
     updateKindChoices();
     updateWindowChoices();
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,

@@ -474,12 +474,30 @@ void TestTrainingPage::formBecomesTheCommand()
                  "--task-marginal added --row-credit lookahead-stop --row-scale decision")),
              qPrintable(line));
     QVERIFY(page.run()->request().rowScalePerDecision);
+    // Stop only where no task gains: with a credit that credits stop.
+    auto *stopBest = page.findChild<QCheckBox *>(QStringLiteral("trainingStopCredit"));
+    QVERIFY(stopBest && stopBest->isEnabled());
+    stopBest->setChecked(true);
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral(
+                 "--row-credit lookahead-stop --row-scale decision --stop-credit best")),
+             qPrintable(line));
+    QVERIFY(page.run()->request().stopCreditBest);
+    row->setCurrentIndex(row->findData(QStringLiteral("expected")));
+    QVERIFY(!stopBest->isEnabled() && rowScale->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--row-credit expected --row-scale decision")) &&
+                 !line.contains(QStringLiteral("--stop-credit")),
+             qPrintable(line));
     // The paper's row credit has no gains to scale: greyed out, not passed.
     row->setCurrentIndex(row->findData(QStringLiteral("sampled")));
-    QVERIFY(!rowScale->isEnabled());
+    QVERIFY(!rowScale->isEnabled() && !stopBest->isEnabled());
     line = startAndReadArguments();
-    QVERIFY2(!line.contains(QStringLiteral("--row-scale")), qPrintable(line));
+    QVERIFY2(!line.contains(QStringLiteral("--row-scale")) &&
+                 !line.contains(QStringLiteral("--stop-credit")),
+             qPrintable(line));
     rowScale->setChecked(false);
+    stopBest->setChecked(false);
     row->setCurrentIndex(row->findData(QStringLiteral("expected-stop")));
     kind->setCurrentIndex(kind->findData(QStringLiteral("expected")));
     line = startAndReadArguments();
