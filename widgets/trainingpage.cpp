@@ -344,7 +344,7 @@ QWidget *TrainingPage::buildControls()
            "their own spread (--row-scale decision; beyond the paper), so that the last tasks "
            "of a slot, which gain a few per cent of a job's speed and set where it stops, are "
            "taught as firmly as the first"));
-    m_stopBest = new QCheckBox(tr("stop when no task gains"), train);
+    m_stopBest = new QCheckBox(tr("stop at no gain"), train);
     m_stopBest->setObjectName(QStringLiteral("trainingStopCredit"));
     m_stopBest->setToolTip(
         tr("dl2, with a job credit that also credits stop: credit continuing with the gain of "
