@@ -112,6 +112,24 @@ std::vector<double> reachableProgress(const Simulator &sim, int index)
     return best;
 }
 
+double windowExitGain(const Simulator &sim, const std::vector<bool> &inWindow, TaskCredit credit)
+{
+    const SimulationOptions &caps = sim.options();
+    double sum = 0.0;
+    int n = 0;
+    for (size_t i = 0; i < sim.jobs().size(); ++i) {
+        const JobState &j = sim.jobs()[i];
+        if (j.epochsThisSlot <= 0 || (i < inWindow.size() && inWindow[i]))
+            continue;
+        const int index = int(i), ps = std::clamp(j.ps, 0, caps.maxPs), workers = std::clamp(j.workers, 0, caps.maxWorkers);
+        const double now = sim.slotProgress(index, ps, workers);
+        const double best = reachableProgress(sim, index)[size_t(ps * (caps.maxWorkers + 1) + workers)];
+        sum += taskGain(credit, j, best, now, best);
+        ++n;
+    }
+    return n > 0 ? sum / n : 0.0;
+}
+
 namespace {
 
 bool has(const std::vector<std::string> &v, const char *name)
@@ -221,9 +239,10 @@ private:
     bool m_kindExpected = false; // kind credit "expected" or "expected-balanced"
     bool m_kindBalanced = false; // kind credit "expected-balanced"
     bool m_kindEveryRow = false; // kind credit "every-row"
-    bool m_rowExpected = false;  // row credit "expected", "expected-stop" or "lookahead-stop"
-    bool m_stopExpected = false; // row credit "expected-stop" or "lookahead-stop"
-    bool m_rowLookahead = false; // row credit "lookahead-stop"
+    bool m_rowExpected = false;  // row credit other than "sampled"
+    bool m_stopExpected = false; // row credit "expected-stop", "lookahead-stop" or "window-stop"
+    bool m_rowLookahead = false; // row credit "lookahead-stop" or "window-stop"
+    bool m_rowWindow = false;    // row credit "window-stop"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
     std::unique_ptr<Simulator> m_trunk; // vine: the rollout the branches start from
@@ -400,25 +419,26 @@ void ActorCritic::settleOptions()
     if (m_kindExpected && !m_taskAdded)
         throw Error("--kind-credit " + o.kindCredit + " compares a job's tasks at the allocation the task "
                     "was added to: it needs --task-marginal added (and --credit split)");
-    checkKnown("row credit", o.rowCredit, {"sampled", "expected", "expected-stop", "lookahead-stop"});
+    checkKnown("row credit", o.rowCredit, {"sampled", "expected", "expected-stop", "lookahead-stop", "window-stop"});
     m_rowExpected = o.rowCredit != "sampled";
-    m_rowLookahead = o.rowCredit == "lookahead-stop";
+    m_rowWindow = o.rowCredit == "window-stop";
+    m_rowLookahead = o.rowCredit == "lookahead-stop" || m_rowWindow;
     m_stopExpected = o.rowCredit == "expected-stop" || m_rowLookahead;
     checkKnown("row scale", o.rowScale, {"batch", "decision"});
     if (o.rowScale != "batch" && !m_rowExpected)
         throw Error("--row-scale " + o.rowScale + " scales the gains of a row credit: it needs --row-credit "
-                    "expected, expected-stop or lookahead-stop");
+                    "expected, expected-stop, lookahead-stop or window-stop");
     checkKnown("stop credit", o.stopCredit, {"expected", "best"});
     if (o.stopCredit != "expected" && !m_stopExpected)
         throw Error("--stop-credit " + o.stopCredit +
                     " credits continuing against stop: it needs --row-credit "
-                    "expected-stop or lookahead-stop");
+                    "expected-stop, lookahead-stop or window-stop");
     if (m_rowExpected && !m_taskAdded)
         throw Error("--row-credit " + o.rowCredit + " credits every task at the allocation its job had "
                     "when the decision was taken: it needs --task-marginal added (and --credit split)");
     if (m_kindEveryRow && !m_rowExpected)
         throw Error("--kind-credit every-row credits the kinds of every window row with the gains "
-                    "the row credit computes: it needs --row-credit expected, expected-stop or lookahead-stop");
+                    "the row credit computes: it needs --row-credit expected, expected-stop, lookahead-stop or window-stop");
     if (m_rowExpected && m_spec.kind != PolicyKind::Dl2)
         throw Error("--row-credit " + o.rowCredit + " applies to the faithful dl2 network only, whose "
                     "window rows each hold a job's worker, PS and bundle");
@@ -622,7 +642,7 @@ void ActorCritic::creditReturns(Env &e, double r)
                 it = progress.emplace(key, e.sim->slotProgress(job, ps, workers)).first;
             return it->second;
         };
-        // Row credit "lookahead-stop": each job's reachableProgress, once per job and slot.
+        // Row credit "lookahead-stop" or "window-stop": each job's reachableProgress, once per job and slot.
         const SimulationOptions &caps = e.sim->options();
         std::unordered_map<int, std::vector<double>> reach;
         const auto bestFrom = [&](int job, int ps, int workers) {
@@ -632,6 +652,15 @@ void ActorCritic::creditReturns(Env &e, double r)
             return it->second[size_t(std::clamp(ps, 0, caps.maxPs) * (caps.maxWorkers + 1) +
                                      std::clamp(workers, 0, caps.maxWorkers))];
         };
+        // Row credit "window-stop": what a job's way out of the window is worth this slot.
+        double exitGain = 0.0;
+        if (m_rowWindow) {
+            std::vector<bool> inWindow(e.sim->jobs().size(), false);
+            for (const Sample &x : e.current)
+                for (const Sample::RowAllocation &a : x.rowAllocations)
+                    inWindow[size_t(a.job)] = true;
+            exitGain = windowExitGain(*e.sim, inWindow, m_taskCredit);
+        }
         for (size_t n = 0; n < e.current.size(); ++n) {
             Sample &x = e.current[n];
             x.ret = float(r);
@@ -647,8 +676,11 @@ void ActorCritic::creditReturns(Env &e, double r)
                         const auto [dp, dw] = taskDelta(TaskKind(k));
                         const double with = m_rowLookahead ? bestFrom(a.job, a.ps + dp, a.workers + dw)
                                                            : progressAt(a.job, a.ps + dp, a.workers + dw);
-                        x.actionRet[size_t(3 * a.row + k)] =
-                            float(taskGain(m_taskCredit, j, with, base, final) * m_rewardScale);
+                        double gain = taskGain(m_taskCredit, j, with, base, final);
+                        if (exitGain > 0.0) // to both caps, then out of the window
+                            gain = std::max(gain, taskGain(m_taskCredit, j, progressAt(a.job, caps.maxPs, caps.maxWorkers),
+                                                           base, final) + exitGain);
+                        x.actionRet[size_t(3 * a.row + k)] = float(gain * m_rewardScale);
                     }
                 }
                 x.rowAllocations.clear();

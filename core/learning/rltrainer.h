@@ -125,8 +125,8 @@ struct RlOptions
     // with each other, not with other jobs' tasks. "expected-balanced": the same, with each
     // job type's kind terms weighted to the same total in every batch (RlLossOptions::
     // kindBalanced), so that a type met in 1 % of the decisions is not taught the kind that
-    // suits the type met in half of them. "every-row" (with rowCredit expected, expected-stop
-    // or lookahead-stop): every window row's kind, at every decision, by the all-actions
+    // suits the type met in half of them. "every-row" (with rowCredit expected, expected-stop,
+    // lookahead-stop or window-stop): every window row's kind, at every decision, by the all-actions
     // gradient of its own worker/PS/bundle mix on the row credit's gains
     // (RlLossOptions::kindEveryRow).
     std::string kindCredit = "sampled";
@@ -142,7 +142,12 @@ struct RlOptions
     // without it: a task on the way to the job's best allocation gains even where the next
     // step alone would not, and every task past that allocation loses, so the policy learns
     // to stop growing a job there (the measured speeds are not concave: a one-step view stops
-    // short of, or climbs past, the best).
+    // short of, or climbs past, the best). "window-stop": lookahead-stop, where a job's reach
+    // also counts its way out of the window when jobs trained the slot outside it (the window
+    // holds the first J jobs not at both caps): at both caps its row goes to a job that waits,
+    // worth windowExitGain. A task then gains if it leads to the job's best allocation or,
+    // when that is worth more, to both caps; without it a policy taught to stop each job at its
+    // best keeps the window full and the jobs behind it at one worker and one PS.
     std::string rowCredit = "sampled";
     // With a row credit other than "sampled": how its gains are scaled. "batch" (default):
     // as they are, the batch's spread of expected gains setting the step (AdvantageScales).
@@ -151,7 +156,7 @@ struct RlOptions
     // slot, whose gains are a few per cent of a job's speed, are ranked as firmly as the
     // first, whose gains are its whole speed: the final allocation is set by the last ones.
     std::string rowScale = "batch";
-    // With rowCredit "expected-stop" or "lookahead-stop": what continuing is credited with,
+    // With rowCredit "expected-stop", "lookahead-stop" or "window-stop": what continuing is credited with,
     // stop's 0 against it. "expected" (default): the expected gain of the task the policy
     // would add. "best" (beyond the paper): the gain of the best task it could add, so a
     // policy whose mix still favours tasks that lose is taught to move to the task that
@@ -264,6 +269,14 @@ float taskCounterfactual(const Simulator &sim, const Sample &x, TaskCredit credi
 // within the caps (SimulationOptions::maxPs, maxWorkers): entry ps x (maxWorkers + 1) +
 // workers, for ps in [0, maxPs] and workers in [0, maxWorkers].
 std::vector<double> reachableProgress(const Simulator &sim, int index);
+
+// Row credit "window-stop": after the slot `sim` just played, what one more free window row
+// would have been worth: the mean, over the jobs that trained this slot but were never in the
+// policy's window (`inWindow[i]` false; the window holds the first J jobs by arrival that are
+// not at both caps, so a job leaves it only at both caps), of the credit (taskGain) of growing
+// each from the allocation it trained at to its best (reachableProgress). 0 when no job was
+// left out.
+double windowExitGain(const Simulator &sim, const std::vector<bool> &inWindow, TaskCredit credit);
 
 // A task's credit (taskCredit) when its job makes `without` progress this slot without it,
 // `with` with it and `final` at the allocation the slot ended with (Simulator::slotProgress,

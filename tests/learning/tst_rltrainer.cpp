@@ -999,7 +999,7 @@ private Q_SLOTS:
         RlOptions o = tenUpdatesOnSmall(spec);
         o.taskMarginal = "added";
         o.kindCredit = "every-row";
-        QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected, expected-stop or lookahead-stop")));
+        QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected, expected-stop, lookahead-stop or window-stop")));
         o.rowCredit = "expected-stop";
         const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "every-row.dl2ckpt");
         QVERIFY(recorded);
@@ -1076,6 +1076,82 @@ private Q_SLOTS:
         const TrainingInfo &info = *recorded;
         QCOMPARE(info.rowCredit, std::string("lookahead-stop"));
         QVERIFY(recipeShows(info, "row_credit", "lookahead-stop"));
+    }
+
+    // Row credit "window-stop": a row freed is worth the mean gain, to their best, of the jobs
+    // that trained the slot outside the window; nothing when none did.
+    void windowExitGainIsTheLeftOutJobsMeanGainToTheirBest()
+    {
+        // A slot of Optimus on dl2-small where at least 6 jobs trained and some short of their
+        // best (Optimus stops where one more task gains nothing, and the surfaces are not
+        // concave), so that the means compared below are not both 0.
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+        auto optimus = makeScheduler("optimus");
+        const int maxPs = sim.options().maxPs, maxWorkers = sim.options().maxWorkers;
+        const auto bestFrom = [&](int job) {
+            const JobState &j = sim.jobs()[size_t(job)];
+            double best = sim.slotProgress(job, j.ps, j.workers);
+            for (int p = j.ps; p <= maxPs; ++p)
+                for (int w = j.workers; w <= maxWorkers; ++w)
+                    best = std::max(best, sim.slotProgress(job, p, w));
+            return best;
+        };
+        std::vector<int> trained;
+        int short_ = 0;
+        for (int slot = 0; slot < 100 && (trained.size() < 6 || short_ == 0); ++slot) {
+            sim.step(*optimus);
+            trained.clear();
+            short_ = 0;
+            for (size_t i = 0; i < sim.jobs().size(); ++i)
+                if (sim.jobs()[i].epochsThisSlot > 0) {
+                    trained.push_back(int(i));
+                    const JobState &j = sim.jobs()[i];
+                    short_ += bestFrom(int(i)) > sim.slotProgress(int(i), j.ps, j.workers) ? 1 : 0;
+                }
+        }
+        QVERIFY2(trained.size() >= 6 && short_ > 0,
+                 "no slot of optimus in which 6 jobs trained and one was short of its best");
+        const size_t jobs = sim.jobs().size();
+        for (const TaskCredit credit : {TaskCredit::Progress, TaskCredit::Remaining}) {
+            QCOMPARE(windowExitGain(sim, std::vector<bool>(jobs, true), credit), 0.0);
+            // Every other job that trained left out: the brute-force mean of their gains.
+            std::vector<bool> inWindow(jobs, true);
+            double sum = 0.0;
+            int left = 0;
+            for (size_t k = 0; k < trained.size(); ++k) {
+                const int job = trained[k];
+                const JobState &j = sim.jobs()[size_t(job)];
+                const double now = sim.slotProgress(job, j.ps, j.workers), best = bestFrom(job);
+                if (k % 2 == 1 && best == now)
+                    continue; // every other job, and every job short of its best
+                inWindow[size_t(job)] = false;
+                sum += taskGain(credit, j, best, now, best);
+                ++left;
+            }
+            const double gain = windowExitGain(sim, inWindow, credit);
+            QVERIFY2(std::abs(gain - sum / left) <= 1e-12 * std::max(1.0, std::abs(gain)),
+                     qPrintable(QStringLiteral("%1 against %2").arg(gain).arg(sum / left)));
+            // Leaving out jobs short of their best costs something.
+            QVERIFY(gain > 0.0);
+            // Jobs that did not train (queued, finished) are never counted.
+            std::vector<bool> none(jobs, false);
+            for (const int job : trained)
+                none[size_t(job)] = inWindow[size_t(job)];
+            QCOMPARE(windowExitGain(sim, none, credit), gain);
+        }
+
+        // The option: recorded, shown in the recipe; with stop credited, so --stop-credit takes it.
+        QTemporaryDir dir;
+        RlOptions o = tenUpdatesOnSmall(smallDl2());
+        o.rowCredit = "window-stop";
+        o.taskMarginal = "added";
+        o.stopCredit = "best";
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "window.dl2ckpt");
+        QVERIFY(recorded);
+        QCOMPARE(recorded->rowCredit, std::string("window-stop"));
+        QVERIFY(recipeShows(*recorded, "row_credit", "window-stop"));
     }
 
     // --row-scale decision: each decision's gains over their own RMS. Two decisions of one
