@@ -44,8 +44,9 @@ struct TrainingRequest
     QString kindCredit = QStringLiteral("sampled");
     // rl, dl2: how the choice of job is credited: "sampled" (the chosen task's own return, the
     // default), "expected" (every task of every window row by its exact gain, all-actions
-    // gradient), "expected-stop" (stop and continue too) or "lookahead-stop" (each task's gain
-    // taken to the best allocation its job can still reach); passed with `--task-marginal added`.
+    // gradient), "expected-stop" (stop and continue too), "lookahead-stop" (each task's gain
+    // taken to the best allocation its job can still reach) or "window-stop" (that, or its way
+    // out of the window when jobs wait outside it); passed with `--task-marginal added`.
     QString rowCredit = QStringLiteral("sampled");
     // rl, dl2, with a row credit: each decision's gains over their own RMS (`--row-scale
     // decision`) instead of as they are.

@@ -329,14 +329,17 @@ QWidget *TrainingPage::buildControls()
         {{tr("its own (paper)"), "sampled"},
          {tr("every job's gains"), "expected"},
          {tr("every job's, and stop"), "expected-stop"},
-         {tr("lookahead, and stop"), "lookahead-stop"}},
+         {tr("lookahead, and stop"), "lookahead-stop"},
+         {tr("window, and stop"), "window-stop"}},
         tr("dl2: how RL credits the choice of which job gets the next task: by the chosen "
            "task's own gain, as the paper; or by the exact gain every task of every job in "
            "the window would have had at that moment, so the jobs not chosen are compared too "
            "(--row-credit expected, with --task-marginal added); or that and also the choice "
            "to stop, credited with the gain of the task it gave up (expected-stop); or that "
            "with each task's gain taken to the best allocation its job can still reach after "
-           "it, so that jobs stop growing at their best (lookahead-stop)"));
+           "it, so that jobs stop growing at their best (lookahead-stop); or that where jobs "
+           "trained the slot outside the window, with a job's way out of it counted too: at "
+           "both caps it leaves the window to a job that waits (window-stop)"));
     m_rowPerDecision = new QCheckBox(tr("each decision alike"), train);
     m_rowPerDecision->setObjectName(QStringLiteral("trainingRowScale"));
     m_rowPerDecision->setToolTip(

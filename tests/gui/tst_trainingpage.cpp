@@ -483,6 +483,11 @@ void TestTrainingPage::formBecomesTheCommand()
                  "--row-credit lookahead-stop --row-scale decision --stop-credit best")),
              qPrintable(line));
     QVERIFY(page.run()->request().stopCreditBest);
+    row->setCurrentIndex(row->findData(QStringLiteral("window-stop")));
+    QVERIFY(stopBest->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral("--row-credit window-stop --row-scale decision --stop-credit best")),
+             qPrintable(line));
     row->setCurrentIndex(row->findData(QStringLiteral("expected")));
     QVERIFY(!stopBest->isEnabled() && rowScale->isEnabled());
     line = startAndReadArguments();
