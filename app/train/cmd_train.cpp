@@ -12,6 +12,7 @@
 #include "distributed.h"
 #include "error.h"
 #include "learner.h"
+#include "registerpolicies.h"
 #include "rltrainer.h"
 #include "sltrainer.h"
 #ifdef DL2_HAVE_ONLINE
@@ -327,7 +328,7 @@ int trainFromAuditCommand(const QCommandLineParser &p)
     o.audit = p.value(opt("from-audit")).toStdString();
     if (!QFileInfo::exists(p.value(opt("from-audit"))))
         throw Error("--from-audit: no such audit log '" + o.audit + "'");
-    o.init = p.value(opt("init")).toStdString();
+    o.init = resolveCheckpoint(p.value(opt("init")).toStdString());
     if (o.init.empty() && p.isSet(opt("policy")))
         o.kind = policyKindFromString(p.value(opt("policy")).toStdString());
     o.profiles = profilesFromOptions(p);
@@ -418,7 +419,7 @@ int runSl(const QStringList &args)
         o.labels = p.value(opt("labels")).toStdString();
         if (o.labels != "sequence" && o.labels != "set" && o.labels != "multi" && o.labels != "wfirst")
             throw Error("--labels: expected sequence, set, multi or wfirst, got '" + o.labels + "'");
-        o.init = p.value(opt("init")).toStdString();
+        o.init = resolveCheckpoint(p.value(opt("init")).toStdString());
         o.spec = specFromOptions(p, o.kind, o.scenario);
         if (!o.init.empty()) {
             if (o.spec)
@@ -516,7 +517,7 @@ int runRl(const QStringList &args)
         o.scenario = p.value(opt("scenario")).toStdString();
         scenarioByName(o.scenario);
         o.kind = policyKindFromString(p.value(opt("policy")).toStdString());
-        o.init = p.value(opt("init")).toStdString();
+        o.init = resolveCheckpoint(p.value(opt("init")).toStdString());
         if (!o.init.empty()) {
             // The kind comes from the file.
             const Checkpoint c = readCheckpoint(o.init);

@@ -458,6 +458,9 @@ private Q_SLOTS:
         QTest::newRow("unknown rl algorithm") << QStringList{train, rl, QStringLiteral("--algorithm"), QStringLiteral("genetic"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--algorithm: expected actor-critic or es");
         QTest::newRow("epsilon with the code's rules") << QStringList{train, rl, QStringLiteral("--exploration"), QStringLiteral("reference"), QStringLiteral("--epsilon"), QStringLiteral("0.8"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--epsilon sets how often the paper's exploration rules fire");
         QTest::newRow("train speed table missing") << QStringList{train, rl, QStringLiteral("--speed-table"), QStringLiteral("/nonexistent/speeds.txt"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("/nonexistent/speeds.txt");
+        // --init takes a shipped policy's name: the kind comes from its file (dl2-plus), and
+        // the dl2-only credit is refused for it rather than the name as a missing file.
+        QTest::newRow("init by shipped name") << QStringList{train, rl, QStringLiteral("--init"), QStringLiteral("dl2-plus-reference"), QStringLiteral("--task-marginal"), QStringLiteral("added"), QStringLiteral("--row-credit"), QStringLiteral("expected"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--row-credit expected applies to the faithful dl2 network only");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QByteArray() << QStringLiteral("unknown command");
         QTest::newRow("unknown option") << QStringList{sim, QStringLiteral("--frob")} << QByteArray() << QStringLiteral("frob");
     }
