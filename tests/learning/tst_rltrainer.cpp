@@ -80,6 +80,17 @@ std::pair<std::optional<Sample>, int> stopSampleWithFullRow(const PolicySpec &sp
     return found;
 }
 
+// The best slot progress job `job` of `sim` makes at any allocation from (ps, workers) up to
+// the caps, by trying every one (what reachableProgress computes).
+double bruteForceReach(const Simulator &sim, int job, int ps, int workers)
+{
+    double best = 0.0;
+    for (int p = ps; p <= sim.options().maxPs; ++p)
+        for (int w = workers; w <= sim.options().maxWorkers; ++w)
+            best = std::max(best, sim.slotProgress(job, p, w));
+    return best;
+}
+
 // A 10-update actor-critic run on dl2-small with this network, validated once on seed 100.
 RlOptions tenUpdatesOnSmall(const PolicySpec &spec)
 {
@@ -1034,11 +1045,7 @@ private Q_SLOTS:
                 int topP = 0, topW = 0;
                 for (int p = 0; p <= maxPs; ++p)
                     for (int w = 0; w <= maxWorkers; ++w) {
-                        double brute = 0.0;
-                        for (int q = p; q <= maxPs; ++q)
-                            for (int v = w; v <= maxWorkers; ++v)
-                                brute = std::max(brute, sim.slotProgress(job, q, v));
-                        QCOMPARE(best[cell(p, w)], brute);
+                        QCOMPARE(best[cell(p, w)], bruteForceReach(sim, job, p, w));
                         if (sim.slotProgress(job, p, w) > sim.slotProgress(job, topP, topW))
                             topP = p, topW = w;
                         if (p < 1 || w < 1 || p >= maxPs || w >= maxWorkers)
@@ -1089,14 +1096,9 @@ private Q_SLOTS:
         const ProfileSet profiles = ProfileSet::reference();
         Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
         auto optimus = makeScheduler("optimus");
-        const int maxPs = sim.options().maxPs, maxWorkers = sim.options().maxWorkers;
         const auto bestFrom = [&](int job) {
             const JobState &j = sim.jobs()[size_t(job)];
-            double best = sim.slotProgress(job, j.ps, j.workers);
-            for (int p = j.ps; p <= maxPs; ++p)
-                for (int w = j.workers; w <= maxWorkers; ++w)
-                    best = std::max(best, sim.slotProgress(job, p, w));
-            return best;
+            return bruteForceReach(sim, job, j.ps, j.workers);
         };
         std::vector<int> trained;
         int short_ = 0;
