@@ -18,7 +18,8 @@ TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
 #ifdef DL2_CONSOLE_LEARNING
     const std::string path = dl2::resolveCheckpoint(nameOrPath.toStdString());
     const dl2::Checkpoint c = dl2::readCheckpoint(path); // its errors name the file
-    // As `dl2 policy probe` without options: the checkpoint's scenario, seed 100, slots 10-11.
+    // As `dl2 policy probe` without options: the checkpoint's scenario, seed 100, 40 states
+    // drawn from slots 10-29.
     const std::string scenario = dl2::defaultProbeScenario(c);
     const dl2::TypeProbeOptions options;
     dl2::TypeProbe p;

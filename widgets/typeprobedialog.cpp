@@ -177,7 +177,7 @@ void TypeProbeDialog::showResult()
 {
     const TypeProbeResult &r = m_model->result();
     m_title->setText(
-        tr("%1: %2 decision states of %3 seed %4 (slots %5-%6), the policy as deployed")
+        tr("%1: %2 decision states of %3 seed %4, drawn from slots %5-%6, the policy as deployed")
             .arg(probedName(r.checkpoint))
             .arg(r.states)
             .arg(r.scenario)

@@ -3,6 +3,7 @@
 #include "dl2policy.h"
 #include "error.h"
 #include "policynetwork.h"
+#include "rng.h"
 #include "simulator.h"
 #include "stateencoder.h"
 
@@ -74,25 +75,54 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
     // The decision states, from the policy as deployed.
     Simulator sim(scenario.cluster, profiles, scenario.trace(profiles, options.seed), scenario.simulation);
     Dl2Policy policy(spec, c.parameters, options.seed);
-    std::vector<EncodedState> states;
-    std::vector<std::vector<TypeProbe::Band>> bands; // per kept state, each row's job's band then
-    long long decisions = 0;
+    // A reservoir sample (Algorithm R) of the decisions from firstSlot on: every decision is
+    // kept with the same probability, whichever slot it comes in.
+    struct Kept
+    {
+        int slot = 0;
+        EncodedState state;
+        std::vector<TypeProbe::Band> bands; // each row's job's band at the decision
+    };
+    std::vector<Kept> kept;
+    Rng draw(options.seed ^ 0x9E3779B97F4A7C15ULL);
+    long long seen = 0;
     ActorOptions actor;
     actor.sample = spec.decode == Decode::Sample;
     actor.onDecision = [&](const EncodedState &s, int, float, int) {
-        if (sim.slot() < options.firstSlot || int(states.size()) >= options.states || decisions++ % 7 != 0)
+        if (sim.slot() < options.firstSlot || options.states <= 0)
             return;
-        states.push_back(s);
-        auto &b = bands.emplace_back(size_t(s.rows), TypeProbe::OneWorkerOnePs);
+        ++seen;
+        size_t at = kept.size();
+        if (int(kept.size()) >= options.states) {
+            at = size_t(draw.below(std::uint64_t(seen)));
+            if (at >= kept.size())
+                return;
+        } else {
+            kept.emplace_back();
+        }
+        Kept &k = kept[at];
+        k.slot = sim.slot();
+        k.state = s;
+        k.bands.assign(size_t(s.rows), TypeProbe::OneWorkerOnePs);
         for (int row = 0; row < s.rows; ++row)
             if (s.jobIndex[size_t(row)] >= 0) {
                 const auto &job = sim.jobs()[size_t(s.jobIndex[size_t(row)])];
-                b[size_t(row)] = TypeProbe::bandOf(job.workers, job.ps);
+                k.bands[size_t(row)] = TypeProbe::bandOf(job.workers, job.ps);
             }
     };
     policy.setActor(std::move(actor));
     for (int slot = 0; slot < options.playSlots && !sim.done(); ++slot)
         sim.step(policy);
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const Kept &a, const Kept &b) { return a.slot < b.slot; });
+    std::vector<EncodedState> states;
+    std::vector<std::vector<TypeProbe::Band>> bands;
+    std::vector<int> stateSlots;
+    for (Kept &k : kept) {
+        states.push_back(std::move(k.state));
+        bands.push_back(std::move(k.bands));
+        stateSlots.push_back(k.slot);
+    }
 
     TypeProbe r;
     for (int t = 0; t < T; ++t)
@@ -102,6 +132,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
         r.q[w].assign(size_t(T), std::vector<double>(size_t(T), 0.0));
     }
     r.statesKept = int(states.size());
+    r.stateSlots = std::move(stateSlots);
     PolicyNetwork net(spec, c.parameters);
     std::vector<float> p;
     for (size_t n = 0; n < states.size(); ++n) {

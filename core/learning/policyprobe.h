@@ -1,6 +1,7 @@
 #pragma once
-// What a faithful dl2 network has learnt about job types (`dl2 policy probe`). It plays a few
-// slots of a trace with the policy as deployed, keeps some of the decision states, and for
+// What a faithful dl2 network has learnt about job types (`dl2 policy probe`). It plays some
+// slots of a trace with the policy as deployed, keeps decision states drawn uniformly from
+// every decision of the slots it probes (a seeded reservoir sample), and for
 // every window row of those states re-scores the row as if its job were each type in turn
 // (the type one-hot and, with per-type count features, the count bits moved to that type):
 // q(worker | row), the worker's share of the row's worker/PS/bundle mix, by the row's own
@@ -25,10 +26,10 @@ namespace dl2 {
 
 struct TypeProbeOptions
 {
-    std::uint64_t seed = 100; // the trace
-    int firstSlot = 10;       // states are kept from this slot on
-    int playSlots = 12;       // slots played
-    int states = 40;          // at most this many states kept (every 7th decision)
+    std::uint64_t seed = 100; // the trace, and the draw of the states
+    int firstSlot = 10;       // states are drawn from the decisions of this slot on
+    int playSlots = 30;       // slots played: states come from slots firstSlot..playSlots - 1
+    int states = 40;          // at most this many kept, drawn uniformly among those decisions
 };
 
 struct TypeProbe
@@ -51,6 +52,7 @@ struct TypeProbe
     std::vector<int> rows[kBands];
     std::vector<std::vector<double>> q[kBands];
     int statesKept = 0;
+    std::vector<int> stateSlots; // the slot of each kept state, in increasing order
     bool tied = false; // `layers` and the weights below are filled (a network tied across the window)
     struct Layer
     {

@@ -623,6 +623,30 @@ private Q_SLOTS:
         }
         QVERIFY(probed.contains(QStringLiteral("units")));
         QVERIFY(probed[QStringLiteral("spread_one_worker_one_ps")].toDouble() > 0.3);
+        // The 40 states are drawn from slots 10-29, not the first decisions of slot 10.
+        const QJsonArray stateSlots = probed[QStringLiteral("state_slots")].toArray();
+        QCOMPARE(stateSlots.size(), 40);
+        QVERIFY(stateSlots.first().toInt() >= 10 && stateSlots.last().toInt() <= 29);
+        QVERIFY2(stateSlots.last().toInt() - stateSlots.first().toInt() >= 5,
+                 probe.out.constData());
+        // --from-slot and --states choose where and how many; a slot not played is refused.
+        const Run late =
+            dl2({QStringLiteral("policy"), QStringLiteral("probe"),
+                 QStringLiteral("dl2-reference-window60"), QStringLiteral("--slots"),
+                 QStringLiteral("25"), QStringLiteral("--from-slot"), QStringLiteral("20"),
+                 QStringLiteral("--states"), QStringLiteral("8")});
+        QVERIFY2(late.code == 0, late.err.constData());
+        QVERIFY2(late.out.contains(
+                     ": 8 decision states of dl2-reference seed 100, drawn from slots 20-24 ("),
+                 late.out.constData());
+        const Run unplayed =
+            dl2({QStringLiteral("policy"), QStringLiteral("probe"),
+                 QStringLiteral("dl2-reference-window60"), QStringLiteral("--slots"),
+                 QStringLiteral("12"), QStringLiteral("--from-slot"), QStringLiteral("12")});
+        QCOMPARE(unplayed.code, 2);
+        QVERIFY2(unplayed.err.contains(
+                     "--from-slot 12 is not among the 12 slots played (--slots): give at most 11"),
+                 unplayed.err.constData());
         const Run plus = dl2({QStringLiteral("policy"), QStringLiteral("probe"), QStringLiteral("dl2-plus-reference")});
         QCOMPARE(plus.code, 2);
         QVERIFY2(plus.err.contains("dl2-plus-reference.dl2ckpt: only for the faithful dl2 network") &&

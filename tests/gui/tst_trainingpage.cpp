@@ -826,9 +826,10 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
     TypeProbeDialog *dialog = page.typeProbeDialog();
     QVERIFY(dialog && dialog->isVisible());
     QTRY_COMPARE_WITH_TIMEOUT(dialog->model()->rowCount(), 8, 60000);
-    QVERIFY2(dialog->message().contains(
-                 QStringLiteral("run.dl2ckpt: 40 decision states of dl2-reference seed 100")),
-             qPrintable(dialog->message()));
+    QVERIFY2(
+        dialog->message().contains(QStringLiteral(
+            "run.dl2ckpt: 40 decision states of dl2-reference seed 100, drawn from slots 10-29")),
+        qPrintable(dialog->message()));
     QVERIFY2(dialog->statistics().contains(QStringLiteral("Tied across the window")),
              qPrintable(dialog->statistics()));
     QVERIFY(dialog->findChild<QTableView *>(QStringLiteral("typeProbeTable"))->isVisible());

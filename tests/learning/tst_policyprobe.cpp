@@ -9,8 +9,10 @@
 
 #include <QTest>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <set>
 
 using namespace dl2;
 using namespace dl2::test;
@@ -131,6 +133,45 @@ private Q_SLOTS:
                 rows += n;
             QVERIFY2(rows > 0, TypeProbe::bandKey(band));
         }
+    }
+
+    // The kept states are drawn among every decision of the probed slots, not the first ones:
+    // they come from several slots, only from those, in slot order; the same seed draws the
+    // same states, another seed others; asking for more states than decisions keeps them all.
+    void statesAreDrawnFromEveryProbedSlot()
+    {
+        const Checkpoint c = smallCheckpoint(initialParameters(smallDl2(), 7));
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        TypeProbeOptions o;
+        o.firstSlot = 3;
+        o.playSlots = 9;
+        o.states = 12;
+        const TypeProbe r = probeTypes(c, sc, profiles, o);
+        QCOMPARE(r.statesKept, 12);
+        QCOMPARE(int(r.stateSlots.size()), 12);
+        QVERIFY(std::is_sorted(r.stateSlots.begin(), r.stateSlots.end()));
+        QVERIFY(r.stateSlots.front() >= 3 && r.stateSlots.back() <= 8);
+        const auto distinct = [](const std::vector<int> &kept) {
+            return int(std::set<int>(kept.begin(), kept.end()).size());
+        };
+        qInfo("12 states from %d of slots 3-8: %d-%d", distinct(r.stateSlots), r.stateSlots.front(),
+              r.stateSlots.back());
+        QVERIFY2(distinct(r.stateSlots) >= 3, "the first decisions only");
+
+        const TypeProbe again = probeTypes(c, sc, profiles, o);
+        QCOMPARE(again.stateSlots, r.stateSlots);
+        QCOMPARE(again.q[TypeProbe::MoreWorkers], r.q[TypeProbe::MoreWorkers]);
+        TypeProbeOptions other = o;
+        other.seed = 101; // another trace, another draw
+        QVERIFY(probeTypes(c, sc, profiles, other).q[TypeProbe::OneWorkerOnePs] !=
+                r.q[TypeProbe::OneWorkerOnePs]);
+
+        TypeProbeOptions all = o;
+        all.states = 1000000;
+        const TypeProbe every = probeTypes(c, sc, profiles, all);
+        QVERIFY(every.statesKept > 12 && every.statesKept < all.states);
+        QCOMPARE(every.stateSlots.front(), 3);
     }
 
     void refusesWhatItCannotProbe()

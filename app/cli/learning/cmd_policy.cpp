@@ -149,6 +149,18 @@ int runShow(const QStringList &args)
     });
 }
 
+// "kept from 18 slots, 10-29": how many slots the kept states come from, and the first and last.
+std::string stateSlotsText(const std::vector<int> &kept)
+{
+    if (kept.empty())
+        return "no decision there";
+    int distinct = 1;
+    for (size_t i = 1; i < kept.size(); ++i)
+        distinct += kept[i] != kept[i - 1];
+    return "kept from " + std::to_string(distinct) + (distinct == 1 ? " slot, " : " slots, ") +
+           std::to_string(kept.front()) + "-" + std::to_string(kept.back());
+}
+
 QJsonObject probeJson(const TypeProbe &r)
 {
     QJsonObject o;
@@ -157,6 +169,10 @@ QJsonObject probeJson(const TypeProbe &r)
         types.append(QString::fromStdString(t));
     o[opt("types")] = types;
     o[opt("states")] = r.statesKept;
+    QJsonArray stateSlots;
+    for (const int slot : r.stateSlots)
+        stateSlots.append(slot);
+    o[opt("state_slots")] = stateSlots;
     for (int w = 0; w < TypeProbe::kBands; ++w) {
         QJsonArray rows;
         for (size_t own = 0; own < r.types.size(); ++own) {
@@ -232,8 +248,14 @@ int runProbe(const QStringList &args)
     parser.addPositionalArgument(opt("checkpoint"), opt("File or shipped policy name."));
     parser.addOption({opt("scenario"), opt("Scenario whose trace is played (default: the checkpoint's)."), opt("NAME")});
     parser.addOption({opt("seed"), opt("Trace seed (default 100, a validation seed)."), opt("N"), opt("100")});
-    parser.addOption({opt("slots"), opt("Slots played (default 12); states are kept from slot 10 (or the last slot)."),
-                      opt("N"), opt("12")});
+    parser.addOption({opt("slots"), opt("Slots played (default 30)."), opt("N"), opt("30")});
+    parser.addOption({opt("from-slot"),
+                      opt("States are drawn from the decisions of this slot on, to the last slot played (default 10, "
+                          "or the last slot when fewer are played)."),
+                      opt("K")});
+    parser.addOption({opt("states"),
+                      opt("Decision states kept, drawn uniformly (seeded by --seed) among those decisions (default 40)."),
+                      opt("N"), opt("40")});
     parser.addOption({opt("json"), opt("Print JSON.")});
     int code = 0;
     if (!parseOrExit(parser, args, code))
@@ -247,7 +269,16 @@ int runProbe(const QStringList &args)
         TypeProbeOptions o;
         o.seed = std::uint64_t(parsePositiveInt(parser, opt("seed"), 0, 2000000000));
         o.playSlots = parsePositiveInt(parser, opt("slots"), 1, 100000);
-        o.firstSlot = std::min(o.firstSlot, o.playSlots - 1);
+        o.states = parsePositiveInt(parser, opt("states"), 1, 100000);
+        if (parser.isSet(opt("from-slot"))) {
+            o.firstSlot = parsePositiveInt(parser, opt("from-slot"), 0, 100000);
+            if (o.firstSlot >= o.playSlots)
+                throw Error("--from-slot " + std::to_string(o.firstSlot) + " is not among the " +
+                            std::to_string(o.playSlots) + " slots played (--slots): give at most " +
+                            std::to_string(o.playSlots - 1));
+        } else {
+            o.firstSlot = std::min(o.firstSlot, o.playSlots - 1);
+        }
         const TypeProbe r = probeTypes(c, scenarioByName(scenario), ProfileSet::reference(), o);
         if (parser.isSet(opt("json"))) {
             QJsonObject j = probeJson(r);
@@ -257,9 +288,9 @@ int runProbe(const QStringList &args)
             printJson(j);
             return 0;
         }
-        std::printf("%s: %d decision states of %s seed %llu (slots %d-%d), the policy as deployed (%s)\n", path.c_str(),
-                    r.statesKept, scenario.c_str(), static_cast<unsigned long long>(o.seed), o.firstSlot, o.playSlots - 1,
-                    toString(c.spec.decode));
+        std::printf("%s: %d decision states of %s seed %llu, drawn from slots %d-%d (%s), the policy as deployed (%s)\n",
+                    path.c_str(), r.statesKept, scenario.c_str(), static_cast<unsigned long long>(o.seed), o.firstSlot,
+                    o.playSlots - 1, stateSlotsText(r.stateSlots).c_str(), toString(c.spec.decode));
         printProbe(r);
         return 0;
     });
@@ -299,7 +330,7 @@ int runPolicy(const QStringList &args)
     if (sub != opt("list") && sub != opt("show") && sub != opt("probe") && sub != opt("strip")) {
         std::fprintf(sub.isEmpty() || sub.startsWith(QLatin1Char('-')) ? stdout : stderr,
                      "Usage: dl2 policy list [--json]\n       dl2 policy show CHECKPOINT|NAME\n"
-                     "       dl2 policy probe CHECKPOINT|NAME [--scenario NAME] [--seed N] [--slots N] [--json]\n"
+                     "       dl2 policy probe CHECKPOINT|NAME [--scenario NAME] [--seed N] [--slots N] [--from-slot K] [--states N] [--json]\n"
                      "       dl2 policy strip CHECKPOINT|NAME -o FILE\n");
         return sub == opt("--help") || sub == opt("-h") ? 0 : kExitBadInput;
     }
