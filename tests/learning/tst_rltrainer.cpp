@@ -91,6 +91,16 @@ double bruteForceReach(const Simulator &sim, int job, int ps, int workers)
     return best;
 }
 
+// The split credit's loss with only the policy's terms: no critic, no entropy bonus.
+RlLossOptions splitPolicyLoss()
+{
+    RlLossOptions o;
+    o.split = true;
+    o.useValue = false;
+    o.entropyWeight = 0.0;
+    return o;
+}
+
 // A 10-update actor-critic run on dl2-small with this network, validated once on seed 100.
 RlOptions tenUpdatesOnSmall(const PolicySpec &spec)
 {
@@ -779,11 +789,8 @@ private Q_SLOTS:
         };
         auto trained = [&](bool expected) {
             Learner learner(spec, 1e-2, 7);
-            RlLossOptions o;
-            o.split = true;
+            RlLossOptions o = splitPolicyLoss();
             o.kindExpected = expected;
-            o.useValue = false;
-            o.entropyWeight = 0.0;
             for (int step = 0; step < 20; ++step)
                 learner.rlUpdate({&*x}, {1.0f}, o);
             return workerShare(learner.parameters());
@@ -835,12 +842,9 @@ private Q_SLOTS:
         };
         auto trained = [&](bool balanced) {
             Learner learner(spec, 1e-2, 7);
-            RlLossOptions o;
-            o.split = true;
+            RlLossOptions o = splitPolicyLoss();
             o.kindExpected = true;
             o.kindBalanced = balanced;
-            o.useValue = false;
-            o.entropyWeight = 0.0;
             for (int step = 0; step < 20; ++step)
                 learner.rlUpdate(batch, std::vector<float>(batch.size(), 0.1f), o);
             return share(learner.parameters());
@@ -896,12 +900,9 @@ private Q_SLOTS:
         };
         const auto trained = [&](const char *credit, int action) {
             Learner learner(spec, 1e-2, 7);
-            RlLossOptions o;
-            o.split = true;
+            RlLossOptions o = splitPolicyLoss();
             o.rowExpected = std::string(credit) != "sampled";
             o.stopExpected = std::string(credit) == "expected-stop";
-            o.useValue = false;
-            o.entropyWeight = 0.0;
             for (int step = 0; step < 20; ++step)
                 learner.rlUpdate({&*x}, {1.0f}, o);
             return probability(learner.parameters(), action);
@@ -1192,12 +1193,9 @@ private Q_SLOTS:
         };
         const auto trained = [&](bool perDecision) {
             Learner learner(spec, 1e-2, 7);
-            RlLossOptions o;
-            o.split = true;
+            RlLossOptions o = splitPolicyLoss();
             o.rowExpected = true;
             o.rowPerDecision = perDecision;
-            o.useValue = false;
-            o.entropyWeight = 0.0;
             for (int step = 0; step < 20; ++step)
                 learner.rlUpdate({&big, &small}, {1.0f, 1.0f}, o);
             return ratio(learner.parameters());
@@ -1268,13 +1266,10 @@ private Q_SLOTS:
             // One small step: the direction each credit pushes stop from this policy (longer,
             // the task term moves the mass to the rare task, and both then continue).
             Learner learner(spec, 1e-3, 7);
-            RlLossOptions o;
-            o.split = true;
+            RlLossOptions o = splitPolicyLoss();
             o.rowExpected = true;
             o.stopExpected = true;
             o.stopBest = best;
-            o.useValue = false;
-            o.entropyWeight = 0.0;
             learner.rlUpdate({&y}, {1.0f}, o);
             return probabilities(learner.parameters());
         };
