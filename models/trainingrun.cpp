@@ -26,6 +26,11 @@ const QRegularExpression &progressPattern()
 
 } // namespace
 
+bool TrainingRequest::rowCreditCreditsStop(const QString &rowCredit)
+{
+    return rowCredit.endsWith(QLatin1String("-stop"));
+}
+
 QStringList TrainingRequest::arguments() const
 {
     QStringList a{algorithm,
@@ -65,7 +70,7 @@ QStringList TrainingRequest::arguments() const
             a << QStringLiteral("--row-credit") << rowCredit;
         if (rowBeyond && rowScalePerDecision)
             a << QStringLiteral("--row-scale") << QStringLiteral("decision");
-        if (rowBeyond && stopCreditBest && rowCredit.endsWith(QLatin1String("-stop")))
+        if (stopCreditBest && rowCreditCreditsStop(rowCredit))
             a << QStringLiteral("--stop-credit") << QStringLiteral("best");
         // The second stage of SL, then RL: the actor-critic keeps the warm-up's tied weights
         // tied (a warm-up trained untied is refused by the trainer).

@@ -70,6 +70,9 @@ struct TrainingRequest
 
     // The sub-command's arguments ("rl --scenario ... -o OUTPUT"), without "train".
     QStringList arguments() const;
+    // Whether a row credit also credits stop against continuing (expected-stop, lookahead-stop,
+    // window-stop): only then does --stop-credit apply.
+    static bool rowCreditCreditsStop(const QString &rowCredit);
     QString curvesFile() const { return output + QStringLiteral(".curves.csv"); }
     // The same request as its control: `control` set, written next to `output` as
     // <name>-control.dl2ckpt.

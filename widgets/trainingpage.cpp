@@ -993,7 +993,7 @@ void TrainingPage::updateControls()
     m_rowCredit->setEnabled(dl2Credits);
     const QString rowCredit = m_rowCredit->currentData().toString();
     m_rowPerDecision->setEnabled(dl2Credits && rowCredit != QLatin1String("sampled"));
-    m_stopBest->setEnabled(dl2Credits && rowCredit.endsWith(QLatin1String("-stop")));
+    m_stopBest->setEnabled(dl2Credits && TrainingRequest::rowCreditCreditsStop(rowCredit));
     updateKindChoices();
     updateWindowChoices();
     for (QWidget *w : std::initializer_list<QWidget *>{m_algorithm, m_scenario, m_steps,
