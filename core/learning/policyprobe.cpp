@@ -115,14 +115,6 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
         sim.step(policy);
     std::stable_sort(kept.begin(), kept.end(),
                      [](const Kept &a, const Kept &b) { return a.slot < b.slot; });
-    std::vector<EncodedState> states;
-    std::vector<std::vector<TypeProbe::Band>> bands;
-    std::vector<int> stateSlots;
-    for (Kept &k : kept) {
-        states.push_back(std::move(k.state));
-        bands.push_back(std::move(k.bands));
-        stateSlots.push_back(k.slot);
-    }
 
     TypeProbe r;
     for (int t = 0; t < T; ++t)
@@ -131,12 +123,13 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
         r.rows[w].assign(size_t(T), 0);
         r.q[w].assign(size_t(T), std::vector<double>(size_t(T), 0.0));
     }
-    r.statesKept = int(states.size());
-    r.stateSlots = std::move(stateSlots);
+    r.statesKept = int(kept.size());
+    for (const Kept &k : kept)
+        r.stateSlots.push_back(k.slot);
     PolicyNetwork net(spec, c.parameters);
     std::vector<float> p;
-    for (size_t n = 0; n < states.size(); ++n) {
-        EncodedState s = states[n];
+    for (const Kept &k : kept) {
+        EncodedState s = k.state;
         s.encodeId = 0; // rebuilt rows: no incremental inference
         for (int row = 0; row < s.rows; ++row) {
             if (s.jobIndex[size_t(row)] < 0 || !s.mask[size_t(3 * row)])
@@ -144,7 +137,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
             float *x = &s.jobs[size_t(row) * size_t(F)];
             const std::vector<float> original(x, x + F);
             const int own = int(std::max_element(x, x + T) - x);
-            const int band = bands[n][size_t(row)];
+            const int band = k.bands[size_t(row)];
             for (int t = 0; t < T; ++t) {
                 std::copy(original.begin(), original.end(), x);
                 x[own] = 0.0f;
@@ -179,7 +172,8 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
         rowsOn[l].assign(size_t(r.layers[l].own), 0);
     }
     int positions = 0;
-    for (const EncodedState &s : states) {
+    for (const Kept &k : kept) {
+        const EncodedState &s = k.state;
         const auto [h1, h2] = net.hiddenLayers(s);
         const std::array<const std::vector<float> *, 2> h{&h1, &h2};
         for (size_t l = 0; l < 2; ++l) {
@@ -199,7 +193,7 @@ TypeProbe probeTypes(const Checkpoint &c, const Scenario &scenario, const Profil
     for (size_t l = 0; l < 2; ++l) {
         TypeProbe::Layer &layer = r.layers[l];
         layer.ownActive /= std::max(1, positions);
-        layer.globalActive /= double(std::max<size_t>(1, states.size()));
+        layer.globalActive /= double(std::max<size_t>(1, kept.size()));
         for (int n : rowsOn[l])
             layer.ownVarying += n > 0 && n < positions;
     }
