@@ -816,10 +816,9 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
             // stop's being 0.
             auto G = torch::from_blob(actionRet.data(), {B, long(taskActions)}).clone();
             auto Ha = torch::from_blob(hasActions.data(), {B}).clone();
+            const auto allowed = b.mask.narrow(1, 0, taskActions); // G is 0 where a task is not
             if (o.rowPerDecision) {
-                // G is 0 where a task is not allowed.
-                const auto allowed = b.mask.narrow(1, 0, taskActions).to(torch::kFloat);
-                const auto rms = ((G * G).sum(1) / allowed.sum(1).clamp_min(1.0f)).sqrt();
+                const auto rms = ((G * G).sum(1) / allowed.to(torch::kFloat).sum(1).clamp_min(1.0f)).sqrt();
                 const float n = std::max(1.0f, Ha.sum().item<float>());
                 const float floor = std::max(1e-6f, 0.1f * (rms * Ha).sum().item<float>() / n);
                 G = G / rms.clamp_min(floor).unsqueeze(1);
@@ -839,7 +838,6 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
             if (o.stopExpected) {
                 auto continueG = expectedG;
                 if (o.stopBest) {
-                    const auto allowed = b.mask.narrow(1, 0, taskActions);
                     const auto best = G.masked_fill(allowed.logical_not(), -1e30f).amax(1);
                     continueG = torch::where(allowed.any(1), best, torch::zeros_like(best));
                 }

@@ -112,18 +112,22 @@ std::vector<double> reachableProgress(const Simulator &sim, int index)
     return best;
 }
 
+double reachableAt(const std::vector<double> &reach, const SimulationOptions &caps, int ps, int workers)
+{
+    return reach[size_t(std::clamp(ps, 0, caps.maxPs) * (caps.maxWorkers + 1) + std::clamp(workers, 0, caps.maxWorkers))];
+}
+
 double windowExitGain(const Simulator &sim, const std::vector<bool> &inWindow, TaskCredit credit)
 {
-    const SimulationOptions &caps = sim.options();
     double sum = 0.0;
     int n = 0;
     for (size_t i = 0; i < sim.jobs().size(); ++i) {
         const JobState &j = sim.jobs()[i];
         if (j.epochsThisSlot <= 0 || (i < inWindow.size() && inWindow[i]))
             continue;
-        const int index = int(i), ps = std::clamp(j.ps, 0, caps.maxPs), workers = std::clamp(j.workers, 0, caps.maxWorkers);
-        const double now = sim.slotProgress(index, ps, workers);
-        const double best = reachableProgress(sim, index)[size_t(ps * (caps.maxWorkers + 1) + workers)];
+        const int index = int(i);
+        const double now = sim.slotProgress(index, j.ps, j.workers);
+        const double best = reachableAt(reachableProgress(sim, index), sim.options(), j.ps, j.workers);
         sum += taskGain(credit, j, best, now, best);
         ++n;
     }
@@ -649,8 +653,7 @@ void ActorCritic::creditReturns(Env &e, double r)
             auto it = reach.find(job);
             if (it == reach.end())
                 it = reach.emplace(job, reachableProgress(*e.sim, job)).first;
-            return it->second[size_t(std::clamp(ps, 0, caps.maxPs) * (caps.maxWorkers + 1) +
-                                     std::clamp(workers, 0, caps.maxWorkers))];
+            return reachableAt(it->second, caps, ps, workers);
         };
         // Row credit "window-stop": what a job's way out of the window is worth this slot.
         double exitGain = 0.0;

@@ -269,6 +269,8 @@ float taskCounterfactual(const Simulator &sim, const Sample &x, TaskCredit credi
 // within the caps (SimulationOptions::maxPs, maxWorkers): entry ps x (maxWorkers + 1) +
 // workers, for ps in [0, maxPs] and workers in [0, maxWorkers].
 std::vector<double> reachableProgress(const Simulator &sim, int index);
+// Its entry for (ps, workers), each clamped to [0, cap].
+double reachableAt(const std::vector<double> &reach, const SimulationOptions &caps, int ps, int workers);
 
 // Row credit "window-stop": after the slot `sim` just played, what one more free window row
 // would have been worth: the mean, over the jobs that trained this slot but were never in the
