@@ -43,7 +43,9 @@ TypeProbeResult probeCheckpointTypes(const QString &nameOrPath)
     r.states = p.statesKept;
     for (const std::string &t : p.types)
         r.types << QString::fromStdString(t);
-    static_assert(TypeProbeResult::kBands == dl2::TypeProbe::kBands);
+    static_assert(TypeProbeResult::kBands == dl2::TypeProbe::kBands &&
+                  int(TypeProbeModel::OneWorkerManyPs) == dl2::TypeProbe::OneWorkerManyPs &&
+                  int(TypeProbeModel::MoreWorkers) == dl2::TypeProbe::MoreWorkers);
     for (int band = 0; band < TypeProbeResult::kBands; ++band) {
         r.rows[band] = QList<int>(p.rows[band].begin(), p.rows[band].end());
         for (const auto &ofOwnType : p.q[band])
@@ -104,11 +106,13 @@ QString TypeProbeModel::bandTitle(Band band)
 {
     switch (band) {
     case OneWorkerOnePs:
-        return tr("At one worker and one PS");
-    case OneWorkerMorePs:
-        return tr("At one worker and 2+ PSs");
+        return tr("1 worker, 1 PS");
+    case OneWorkerFewPs:
+        return tr("1 worker, 2-8 PSs");
+    case OneWorkerManyPs:
+        return tr("1 worker, 9+ PSs");
     case MoreWorkers:
-        return tr("At 2+ workers");
+        return tr("2+ workers");
     }
     return {};
 }

@@ -21,7 +21,7 @@ struct TypeProbeResult
     QStringList types;
     // Per band (TypeProbeModel::Band): rows[band][own]: rows of that type seen;
     // q[band][own][given]: their mean q(worker | row) given that type.
-    static constexpr int kBands = 3;
+    static constexpr int kBands = 4;
     QList<int> rows[kBands];
     QList<QList<double>> q[kBands];
     bool tied = false; // a network tied across the window: the figures below are filled
@@ -34,7 +34,7 @@ struct TypeProbeResult
     double typeWeight = 0, otherWeight = 0;
     // Per band: the largest change of one type's mean q when its rows are given another type
     // (dl2::TypeProbe::spread).
-    double spreads[kBands] = {0, 0, 0};
+    double spreads[kBands] = {};
     double spread(int band) const { return spreads[band]; }
 };
 
@@ -50,10 +50,11 @@ public:
     enum Band
     {
         OneWorkerOnePs,
-        OneWorkerMorePs,
+        OneWorkerFewPs,  // 2-8 PSs
+        OneWorkerManyPs, // 9 or more
         MoreWorkers
     };
-    static QString bandTitle(Band band); // "At one worker and one PS", ...
+    static QString bandTitle(Band band); // "1 worker, 1 PS", ... (a tab's title)
     static QByteArray
     bandKey(Band band); // one_worker_one_ps, ... (as in `dl2 policy probe --json`)
     enum Role

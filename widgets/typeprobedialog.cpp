@@ -188,7 +188,7 @@ void TypeProbeDialog::showResult()
         qsizetype rows = 0;
         for (const int n : r.rows[band])
             rows += n;
-        m_bands->setTabText(band, tr("%1 (%n rows)", nullptr, int(rows))
+        m_bands->setTabText(band, tr("%1 (%Ln rows)", nullptr, int(rows))
                                       .arg(TypeProbeModel::bandTitle(TypeProbeModel::Band(band))));
     }
     showTable(true);

@@ -26,20 +26,24 @@ TypeProbe::Band TypeProbe::bandOf(int workers, int ps)
 {
     if (workers > 1)
         return MoreWorkers;
-    return ps > 1 ? OneWorkerMorePs : OneWorkerOnePs;
+    if (ps <= 1)
+        return OneWorkerOnePs;
+    return ps <= kFewPs ? OneWorkerFewPs : OneWorkerManyPs;
 }
 
 const char *TypeProbe::bandKey(int band)
 {
-    static const char *const keys[kBands] = {"one_worker_one_ps", "one_worker_more_ps",
-                                             "more_workers"};
+    static const char *const keys[kBands] = {"one_worker_one_ps", "one_worker_2_to_8_ps",
+                                             "one_worker_9_ps_or_more", "more_workers"};
+    static_assert(kFewPs == 8, "the keys and texts name the bands' bounds");
     return keys[band];
 }
 
 const char *TypeProbe::bandText(int band)
 {
     static const char *const texts[kBands] = {
-        "at one worker and one PS", "at one worker and two PSs or more", "at two workers or more"};
+        "at one worker and one PS", "at one worker and 2-8 PSs", "at one worker and 9 PSs or more",
+        "at two workers or more"};
     return texts[band];
 }
 

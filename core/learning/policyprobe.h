@@ -38,12 +38,16 @@ struct TypeProbe
     enum Band
     {
         OneWorkerOnePs,
-        OneWorkerMorePs,
+        OneWorkerFewPs,  // 2 to kFewPs PSs
+        OneWorkerManyPs, // more than kFewPs
         MoreWorkers
     };
-    static constexpr int kBands = 3;
+    static constexpr int kBands = 4;
+    // Where "a few PSs" ends: half the paper's cap of 16, so that a type the policy gives most
+    // of its PSs before its workers (vgg-16's best is 14) is told from one it gives a few.
+    static constexpr int kFewPs = 8;
     static Band bandOf(int workers, int ps);
-    static const char *bandKey(int band);  // one_worker_one_ps, one_worker_more_ps, more_workers
+    static const char *bandKey(int band);  // one_worker_one_ps, one_worker_2_to_8_ps, ...
     static const char *bandText(int band); // "at one worker and one PS", ...
 
     std::vector<std::string> types; // the profiles' names, in type order

@@ -28,6 +28,7 @@
 #include <QSaveFile>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTabBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QSpinBox>
@@ -810,6 +811,14 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
     QCOMPARE(model.columnCount(), 8);
     QVERIFY(model.index(vgg, 0).data(TypeProbeModel::RowsRole).toInt() == 0);
     QVERIFY(!model.index(vgg, 0).data().isValid());
+    // Rows at one worker and nine PSs or more: vgg-16's (its best is one worker and 14 PSs)
+    // get almost no worker, cnn-text's (grown to both caps) nearly all.
+    model.setBand(TypeProbeModel::OneWorkerManyPs);
+    const int cnnText = int(r.types.indexOf(QStringLiteral("cnn-text-classification")));
+    QVERIFY(model.index(vgg, 0).data(TypeProbeModel::RowsRole).toInt() > 0);
+    QVERIFY(model.index(cnnText, 0).data(TypeProbeModel::RowsRole).toInt() > 0);
+    QVERIFY(model.index(vgg, vgg).data(TypeProbeModel::ValueRole).toDouble() < 0.1);
+    QVERIFY(model.index(cnnText, cnnText).data(TypeProbeModel::ValueRole).toDouble() > 0.9);
 
     // Through the page: the checkpoint next to the curves file is the one probed.
     QTemporaryDir dir;
@@ -833,6 +842,16 @@ void TestTrainingPage::probesWhatACheckpointLearntOfTypes()
     QVERIFY2(dialog->statistics().contains(QStringLiteral("Tied across the window")),
              qPrintable(dialog->statistics()));
     QVERIFY(dialog->findChild<QTableView *>(QStringLiteral("typeProbeTable"))->isVisible());
+    // Every band's tab is shown whole, with its rows, without scrolling the tab bar.
+    auto *bands = dialog->findChild<QTabBar *>(QStringLiteral("typeProbeBands"));
+    QVERIFY(bands);
+    QCOMPARE(bands->count(), TypeProbeResult::kBands);
+    QVERIFY2(bands->tabRect(bands->count() - 1).right() < bands->width(),
+             qPrintable(QStringLiteral("%1 > %2")
+                            .arg(bands->tabRect(bands->count() - 1).right())
+                            .arg(bands->width())));
+    QVERIFY2(bands->tabText(2).startsWith(QStringLiteral("1 worker, 9+ PSs (")),
+             qPrintable(bands->tabText(2)));
     // The CSV has every band's rows of the types seen, q given each type.
     const QString csv = dir.filePath(QStringLiteral("types.csv"));
     QCOMPARE(dialog->exportCsv(csv), QString());

@@ -114,19 +114,25 @@ private Q_SLOTS:
     }
 
     // Rows are split by their job's allocation when the state was kept: at one worker by PSs
-    // (one, or two and more), then at two workers or more whatever their PSs. A random
-    // network playing dl2-small adds tasks within a slot, so the kept states hold rows of
-    // each band.
+    // (one, 2-8, 9 or more), then at two workers or more whatever their PSs. A random
+    // network that favours PSs, playing dl2-small, adds tasks within a slot, so the kept
+    // states hold rows of each band.
     void rowsAreSplitByWorkersAndPss()
     {
         QCOMPARE(TypeProbe::bandOf(1, 1), TypeProbe::OneWorkerOnePs);
-        QCOMPARE(TypeProbe::bandOf(1, 2), TypeProbe::OneWorkerMorePs);
-        QCOMPARE(TypeProbe::bandOf(1, 16), TypeProbe::OneWorkerMorePs);
+        QCOMPARE(TypeProbe::bandOf(1, 2), TypeProbe::OneWorkerFewPs);
+        QCOMPARE(TypeProbe::bandOf(1, 8), TypeProbe::OneWorkerFewPs);
+        QCOMPARE(TypeProbe::bandOf(1, 9), TypeProbe::OneWorkerManyPs);
+        QCOMPARE(TypeProbe::bandOf(1, 16), TypeProbe::OneWorkerManyPs);
         QCOMPARE(TypeProbe::bandOf(2, 1), TypeProbe::MoreWorkers);
         QCOMPARE(TypeProbe::bandOf(5, 9), TypeProbe::MoreWorkers);
-        const TypeProbe r =
-            probeTypes(smallCheckpoint(initialParameters(smallDl2(), 7)),
-                       scenarioByName("dl2-small"), ProfileSet::reference(), shortProbe());
+        // PSs favoured by two logits, so that some jobs reach nine PSs at one worker.
+        ParameterSet p = initialParameters(smallDl2(), 7);
+        auto &bias = p.at("policy.out.bias").data;
+        for (size_t a = 1; a + 1 < bias.size(); a += 3)
+            bias[a] += 2.0f;
+        const TypeProbe r = probeTypes(smallCheckpoint(std::move(p)), scenarioByName("dl2-small"),
+                                       ProfileSet::reference(), shortProbe());
         for (int band = 0; band < TypeProbe::kBands; ++band) {
             int rows = 0;
             for (const int n : r.rows[band])
