@@ -54,6 +54,10 @@ struct JobState
     int slotsRun = 0;
     std::int64_t workerSlots = 0;
     std::int64_t psSlots = 0;
+    // Slots in which a policy that decides for a window of jobs only (dl2) never had it in view
+    // (SlotContext::limitView); under dl2 such a job runs the slot with the one bundle every
+    // job gets first, if that fits.
+    int slotsOutsideView = 0;
 
     double jct() const { return finishTime < 0 ? -1.0 : finishTime - arrivalSlot; }
     // Slots from its arrival to its first run; one never run waits until `slotCount` (the

@@ -18,6 +18,23 @@ SlotContext::SlotContext(int slot, Cluster &cluster, std::vector<JobState> &jobs
 {
 }
 
+void SlotContext::limitView()
+{
+    m_viewLimited = true;
+    m_inView.resize(m_jobs.size(), 0);
+}
+
+void SlotContext::markInView(int index)
+{
+    if (m_viewLimited)
+        m_inView[size_t(index)] = 1;
+}
+
+bool SlotContext::inView(int index) const
+{
+    return !m_viewLimited || m_inView[size_t(index)] != 0;
+}
+
 int SlotContext::maxWorkers() const { return m_options.maxWorkers; }
 int SlotContext::maxPs() const { return m_options.maxPs; }
 

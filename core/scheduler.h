@@ -68,6 +68,16 @@ public:
     // Adds on a given node (policies that place by themselves, e.g. Tetris).
     AddResult addOn(int index, TaskKind kind, int node);
 
+    // A policy that decides for a window of jobs only (the faithful dl2: the first J not at
+    // both caps) says so with limitView(), and marks each job it had in view at some point of
+    // the slot. The simulator then counts the jobs left out of it (SlotJobs::outsideView,
+    // JobState::slotsOutsideView), so that a job held back by the window is told from one held
+    // back by capacity.
+    void limitView();
+    void markInView(int index);
+    bool viewLimited() const { return m_viewLimited; }
+    bool inView(int index) const;
+
 private:
     void record(int index, TaskKind kind, int node);
 
@@ -79,6 +89,8 @@ private:
     const SimulationOptions &m_options;
     const std::vector<SpeedTable> *m_trueSpeed;
     const std::vector<SpeedTable> *m_estimatedSpeed;
+    bool m_viewLimited = false;
+    std::vector<std::uint8_t> m_inView; // by job index, once limitView() was called
     mutable std::vector<std::optional<BestSetting>> m_bestSetting; // by type
 };
 

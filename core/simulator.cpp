@@ -161,7 +161,17 @@ void Simulator::step(Scheduler &scheduler)
     SlotContext context(m_slot, m_cluster, m_jobs, std::move(active), m_profiles, m_options,
                         &m_speed, &m_estimated);
     scheduler.schedule(context);
+    int outsideView = -1;
+    if (context.viewLimited()) {
+        outsideView = 0;
+        for (const int i : context.activeJobs())
+            if (!context.inView(i)) {
+                ++outsideView;
+                ++m_jobs[size_t(i)].slotsOutsideView;
+            }
+    }
     progress();
+    m_slotJobs.back().outsideView = outsideView;
 
     m_utilisation.push_back({m_cluster.utilisation(Resource::Cpu), m_cluster.utilisation(Resource::Gpu)});
     ++m_slot;

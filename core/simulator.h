@@ -37,6 +37,9 @@ struct SlotJobs
     int waiting = 0;
     int workers = 0;
     int ps = 0;
+    // Of the jobs arrived and unfinished at the slot's start, those the policy never had in
+    // view in the slot (SlotContext::limitView: dl2's window); -1 for a policy that sees all.
+    int outsideView = -1;
 };
 
 struct RunResult

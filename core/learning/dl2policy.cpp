@@ -237,9 +237,20 @@ void Dl2Policy::schedule(SlotContext &ctx)
             if (ctx.add(i, TaskKind::Bundle, rule) == AddResult::NoCapacity)
                 break;
 
+    // dl2 decides for its window only: the simulator counts the jobs never in it.
+    const bool windowed = m_spec.kind == PolicyKind::Dl2;
+    if (windowed)
+        ctx.limitView();
+    auto markWindow = [&] {
+        if (windowed)
+            for (const int i : m_state.jobIndex)
+                if (i >= 0)
+                    ctx.markInView(i);
+    };
     std::vector<float> latencies;
     auto t = Clock::now();
     m_encoder.encode(ctx, m_state);
+    markWindow();
     for (int n = 0; n < m_maxInferences; ++n) {
         if (m_state.validActions() <= 1)
             break; // empty window or nothing allowed but stop
@@ -312,6 +323,7 @@ void Dl2Policy::schedule(SlotContext &ctx)
         if (result != AddResult::Ok)
             break; // dl2: the slot ends at the first failed allocation
         m_encoder.update(ctx, job, m_state);
+        markWindow();
     }
     if (timing)
         decisionlatency::addSlot(latencies, micros(slotStart, Clock::now()));

@@ -22,11 +22,13 @@ void WindowTeacher::schedule(SlotContext &ctx)
     const int maxW = ctx.maxWorkers(), maxP = ctx.maxPs();
     std::vector<int> wantW(ctx.jobs().size(), 0), wantP(ctx.jobs().size(), 0);
     int inWindow = 0;
+    ctx.limitView();
     for (int i : ctx.activeJobs()) {
         int w = std::max(1, jobs[size_t(i)].workers), p = std::max(1, jobs[size_t(i)].ps);
         if (inWindow >= m_window) {
             w = p = 1;
         } else {
+            ctx.markInView(i);
             const double left = ctx.job(i).remainingEpochs();
             const double atBase = std::min(left, ctx.epochsPerSlot(i, p, w));
             const double atCaps = std::min(left, ctx.epochsPerSlot(i, maxP, maxW));

@@ -175,6 +175,68 @@ private Q_SLOTS:
         QVERIFY(std::abs(o[QStringLiteral("mean_gpu_used")].toDouble() - gpu / slotCount) <= 1e-9);
     }
 
+    // The faithful dl2 decides for a window of jobs: --json counts per slot the jobs it never
+    // had in view, --jobs per job, and the two agree; the text says how many. A baseline,
+    // which sees every job, has neither (the column is empty).
+    void simulateCountsJobsOutsideTheWindow()
+    {
+        QTemporaryDir dir;
+        const QString jobsFile = dir.filePath(QStringLiteral("jobs.csv"));
+        const QStringList args{QStringLiteral("simulate"),
+                               QStringLiteral("--scenario"),
+                               QStringLiteral("dl2-reference"),
+                               QStringLiteral("--seed"),
+                               QStringLiteral("1"),
+                               QStringLiteral("--policy"),
+                               QStringLiteral("dl2"),
+                               QStringLiteral("--jobs"),
+                               jobsFile};
+        const Run r = dl2(args + QStringList{QStringLiteral("--json")});
+        QVERIFY2(r.code == 0, r.err.constData());
+        const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+        const QJsonArray perSlot = o[QStringLiteral("per_slot")].toArray();
+        long long outside = 0;
+        for (const QJsonValue v : perSlot) {
+            const QJsonObject x = v.toObject();
+            QVERIFY(x.contains(QStringLiteral("outside_window")));
+            const int n = x[QStringLiteral("outside_window")].toInt();
+            QVERIFY(n >= 0 && n <= x[QStringLiteral("running")].toInt() +
+                                       x[QStringLiteral("waiting")].toInt());
+            outside += n;
+        }
+        // The shipped window-60 policy leaves a few jobs out on this trace's busiest slots.
+        QVERIFY(outside > 0);
+        QVERIFY(std::abs(o[QStringLiteral("mean_outside_window")].toDouble() -
+                         double(outside) / perSlot.size()) <= 1e-9);
+        QFile f(jobsFile);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QList<QByteArray> rows = f.readAll().trimmed().split('\n');
+        const qsizetype col = rows.takeFirst().split(',').indexOf("outside_window_slots");
+        QVERIFY(col >= 0);
+        long long perJob = 0;
+        for (const QByteArray &row : rows)
+            perJob += row.split(',')[col].toInt();
+        QCOMPARE(perJob, outside);
+        const Run text = dl2(args);
+        QVERIFY2(text.out.contains("outside window    ") &&
+                     text.out.contains(" slots left some out)"),
+                 text.out.constData());
+
+        const Run drf =
+            dl2({QStringLiteral("simulate"), QStringLiteral("--scenario"),
+                 QStringLiteral("dl2-small"), QStringLiteral("--seed"), QStringLiteral("1"),
+                 QStringLiteral("--jobs"), jobsFile, QStringLiteral("--json")});
+        QVERIFY2(drf.code == 0, drf.err.constData());
+        const QJsonObject d = QJsonDocument::fromJson(drf.out).object();
+        QVERIFY(!d.contains(QStringLiteral("mean_outside_window")));
+        QVERIFY(!d[QStringLiteral("per_slot")].toArray().first().toObject().contains(
+            QStringLiteral("outside_window")));
+        QFile g(jobsFile);
+        QVERIFY(g.open(QIODevice::ReadOnly));
+        const QList<QByteArray> drfRows = g.readAll().trimmed().split('\n');
+        QVERIFY2(drfRows[1].endsWith(','), drfRows[1].constData());
+    }
+
     // --decisions: one row per inference of the learned policy, in order within each slot; the
     // counts before each action follow from the actions before it on the same job, and the
     // probabilities are the policy's (the chosen action's is not 0; none adds up past 1).
@@ -373,7 +435,8 @@ private Q_SLOTS:
         QVERIFY(f.open(QIODevice::ReadOnly));
         const QList<QByteArray> rows = f.readAll().split('\n');
         QCOMPARE(rows[0], QByteArray("job_id,source_id,model,arrival_slot,epochs,jct_slots,state,"
-                                     "first_run_slot,waiting_slots,slots_run,mean_workers,mean_ps"));
+                                     "first_run_slot,waiting_slots,slots_run,mean_workers,mean_ps,"
+                                     "outside_window_slots"));
         QVERIFY2(rows[2].startsWith("2,93a4b5c6,") && rows[2].split(',')[3] == "3", rows[2].constData());
 
         // The observed policy replays the history: JCT = queueing delay + duration.

@@ -41,6 +41,22 @@ public:
     void schedule(SlotContext &) override {}
 };
 
+// A scheduler that decides for the first active job only (a window of one): each active job
+// gets one bundle, and only the first is marked as seen.
+class WindowOfOne final : public Scheduler
+{
+public:
+    std::string name() const override { return "window-of-one"; }
+    void schedule(SlotContext &ctx) override
+    {
+        ctx.limitView();
+        if (!ctx.activeJobs().empty())
+            ctx.markInView(ctx.activeJobs().front());
+        for (const int i : ctx.activeJobs())
+            ctx.add(i, TaskKind::Bundle);
+    }
+};
+
 } // namespace
 
 class TestSimulator : public QObject
@@ -109,6 +125,31 @@ private Q_SLOTS:
         QCOMPARE(idle.jobs()[2].waitingSlots(cut.slotCount), 0);
         QCOMPARE(cut.slotJobs[1].waiting, 2);
         QCOMPARE(cut.slotJobs[1].running, 0);
+    }
+
+    // A policy with a window: the jobs it never had in view are counted per slot and per job;
+    // a policy without one reports -1 per slot and counts nothing.
+    void jobsLeftOutOfAWindowAreCounted()
+    {
+        // As in drfTwoJobsFractionalLastSlot, each job runs with one bundle: job 2 finishes in
+        // slot 2 (outside the window in slots 0-2), job 1 in slot 4, alone in view in slots 3-4.
+        Simulator sim({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
+        WindowOfOne window;
+        const RunResult r = runSimulation(sim, window);
+        QCOMPARE(r.slotJobs.size(), size_t(5));
+        const int outside[] = {1, 1, 1, 0, 0};
+        for (size_t s = 0; s < r.slotJobs.size(); ++s)
+            QCOMPARE(r.slotJobs[s].outsideView, outside[s]);
+        QCOMPARE(sim.jobs()[0].slotsOutsideView, 0);
+        QCOMPARE(sim.jobs()[1].slotsOutsideView, 3);
+        QCOMPARE(sim.jobs()[1].slotsRun, 3); // outside the window, it still ran with its bundle
+
+        Simulator again({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
+        auto drf = makeScheduler("drf");
+        const RunResult all = runSimulation(again, *drf);
+        for (const SlotJobs &n : all.slotJobs)
+            QCOMPARE(n.outsideView, -1);
+        QCOMPARE(again.jobs()[1].slotsOutsideView, 0);
     }
 
     void timeSpentAgreesWithEverySlotForEveryPolicy()
