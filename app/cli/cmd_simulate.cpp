@@ -17,14 +17,34 @@ namespace dl2::cli {
 
 namespace {
 
+// Whether the policy decided for a window of jobs only (dl2): then the simulator counted the
+// jobs it left out of it, per slot and per job.
+bool hadWindow(const RunResult &r)
+{
+    return std::any_of(r.slotJobs.begin(), r.slotJobs.end(),
+                       [](const SlotJobs &n) { return n.outsideView >= 0; });
+}
+
+// Mean over slots of the jobs left out of the window.
+double meanOutsideWindow(const RunResult &r)
+{
+    double sum = 0.0;
+    for (const SlotJobs &n : r.slotJobs)
+        sum += std::max(0, n.outsideView);
+    return r.slotJobs.empty() ? 0.0 : sum / double(r.slotJobs.size());
+}
+
 // One row per job. The columns after `state` say how its time was spent (kept by the
 // simulator): its first slot with >= 1 worker and >= 1 PS (empty if none), the slots it waited
-// until then (until the end if it never ran), the slots it ran in, and its mean workers and
-// PSs over them.
+// until then (until the end if it never ran), the slots it ran in, its mean workers and
+// PSs over them, and the slots it spent outside the policy's window (empty for a policy
+// without one).
 std::string jobsCsv(const Simulator &sim, const RunResult &r, const ProfileSet &profiles)
 {
     std::string csv = "job_id,source_id,model,arrival_slot,epochs,jct_slots,state,"
-                      "first_run_slot,waiting_slots,slots_run,mean_workers,mean_ps\n";
+                      "first_run_slot,waiting_slots,slots_run,mean_workers,mean_ps,"
+                      "outside_window_slots\n";
+    const bool window = hadWindow(r);
     const auto &jobs = sim.jobs();
     const auto &specs = sim.trace().jobs;
     for (size_t i = 0; i < jobs.size(); ++i) {
@@ -36,8 +56,9 @@ std::string jobsCsv(const Simulator &sim, const RunResult &r, const ProfileSet &
         char line[200], time[120];
         std::snprintf(line, sizeof line, ",%d,%.17g,%.17g,%s,", j.arrivalSlot, j.totalEpochs,
                       r.jcts[i], state);
-        std::snprintf(time, sizeof time, ",%d,%d,%.17g,%.17g\n", j.waitingSlots(r.slotCount),
-                      j.slotsRun, j.meanWorkers(), j.meanPs());
+        std::snprintf(time, sizeof time, ",%d,%d,%.17g,%.17g,%s\n", j.waitingSlots(r.slotCount),
+                      j.slotsRun, j.meanWorkers(), j.meanPs(),
+                      window ? std::to_string(j.slotsOutsideView).c_str() : "");
         // The source id may hold a comma or a quote: quoted as CSV does.
         std::string id = specs[i].source.id;
         if (id.find_first_of(",\"") != std::string::npos) {
@@ -109,19 +130,22 @@ std::string neverFitJobs(const Simulator &sim, const RunResult &r)
 }
 
 // Per slot: the jobs running and waiting, the share of the cluster's CPU and GPU slots used,
-// and the workers and PSs placed.
+// the workers and PSs placed, and for a policy with a window the jobs it left out of it.
 QJsonArray slotsToJson(const RunResult &r)
 {
     QJsonArray perSlot;
     for (size_t s = 0; s < r.slotJobs.size() && s < r.utilisation.size(); ++s) {
         const SlotJobs &n = r.slotJobs[s];
-        perSlot.append(QJsonObject{{QStringLiteral("slot"), static_cast<int>(s)},
-                                 {QStringLiteral("running"), n.running},
-                                 {QStringLiteral("waiting"), n.waiting},
-                                 {QStringLiteral("cpu_used"), r.utilisation[s][0]},
-                                 {QStringLiteral("gpu_used"), r.utilisation[s][1]},
-                                 {QStringLiteral("workers"), n.workers},
-                                 {QStringLiteral("ps"), n.ps}});
+        QJsonObject o{{QStringLiteral("slot"), static_cast<int>(s)},
+                      {QStringLiteral("running"), n.running},
+                      {QStringLiteral("waiting"), n.waiting},
+                      {QStringLiteral("cpu_used"), r.utilisation[s][0]},
+                      {QStringLiteral("gpu_used"), r.utilisation[s][1]},
+                      {QStringLiteral("workers"), n.workers},
+                      {QStringLiteral("ps"), n.ps}};
+        if (n.outsideView >= 0)
+            o[QStringLiteral("outside_window")] = n.outsideView;
+        perSlot.append(o);
     }
     return perSlot;
 }
@@ -152,6 +176,12 @@ void printText(const RunResult &r, const Setup &setup)
     const auto used = meanUtilisation(r);
     std::printf("cluster used      %.1f %% of CPUs, %.1f %% of GPUs (mean over slots)\n",
                 100.0 * used[0], 100.0 * used[1]);
+    if (hadWindow(r)) {
+        const auto outside = std::count_if(r.slotJobs.begin(), r.slotJobs.end(),
+                                           [](const SlotJobs &n) { return n.outsideView > 0; });
+        std::printf("outside window    %.1f jobs per slot (mean; %td of %zu slots left some out)\n",
+                    meanOutsideWindow(r), outside, r.slotJobs.size());
+    }
     std::printf("wall time         %.1f ms\n", r.wallSeconds * 1e3);
 }
 
@@ -173,7 +203,9 @@ int runSimulate(const QStringList &args)
                                      "mean over slots) and per_slot: per slot {slot, running, "
                                      "waiting (arrived, unfinished, no worker and PS pair), "
                                      "cpu_used, gpu_used (fractions of the cluster), workers, ps "
-                                     "(tasks placed)}.")});
+                                     "(tasks placed), and for a policy that decides for a window "
+                                     "of jobs only (dl2) outside_window (jobs never in it in the "
+                                     "slot)}, with mean_outside_window.")});
     parser.addOption({QStringLiteral("jobs"),
                       QStringLiteral("Also write per-job results as CSV to FILE: job_id, "
                                      "source_id, model, arrival_slot, epochs, jct_slots, state, "
@@ -181,7 +213,9 @@ int runSimulate(const QStringList &args)
                                      "slot with >= 1 worker and >= 1 PS, empty if none), "
                                      "waiting_slots (from arrival to that slot, or to the end if "
                                      "it never ran), slots_run, mean_workers, mean_ps (over the "
-                                     "slots it ran in)."),
+                                     "slots it ran in), outside_window_slots (slots a windowed "
+                                     "policy such as dl2 never had it in view; empty for the "
+                                     "others)."),
                       QStringLiteral("FILE")});
     parser.addOption({QStringLiteral("decisions"),
                       QStringLiteral("Learned policies: also write every inference as CSV to FILE: "
@@ -244,6 +278,8 @@ int runSimulate(const QStringList &args)
             const auto used = meanUtilisation(r);
             o[QStringLiteral("mean_cpu_used")] = used[0];
             o[QStringLiteral("mean_gpu_used")] = used[1];
+            if (hadWindow(r))
+                o[QStringLiteral("mean_outside_window")] = meanOutsideWindow(r);
             o[QStringLiteral("per_slot")] = slotsToJson(r);
             printJson(o);
         } else {
