@@ -58,6 +58,7 @@ struct JobState
     // (SlotContext::limitView); under dl2 such a job runs the slot with the one bundle every
     // job gets first, if that fits.
     int slotsOutsideView = 0;
+    bool outsideViewThisSlot = false; // the same, for the slot just simulated
 
     double jct() const { return finishTime < 0 ? -1.0 : finishTime - arrivalSlot; }
     // Slots from its arrival to its first run; one never run waits until `slotCount` (the

@@ -138,6 +138,7 @@ void Simulator::step(Scheduler &scheduler)
     for (size_t k = 0; k < m_nextArrival; ++k) {
         const int i = m_arrivalOrder[k];
         JobState &j = m_jobs[i];
+        j.outsideViewThisSlot = false;
         if (j.status == JobStatus::Finished) {
             // A job shows its allocation in the slot it finished, none afterwards.
             if (!j.tasks.empty() || j.workers || j.ps) {
@@ -168,6 +169,7 @@ void Simulator::step(Scheduler &scheduler)
             if (!context.inView(i)) {
                 ++outsideView;
                 ++m_jobs[size_t(i)].slotsOutsideView;
+                m_jobs[size_t(i)].outsideViewThisSlot = true;
             }
     }
     progress();

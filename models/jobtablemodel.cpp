@@ -243,7 +243,8 @@ QVariant JobTableModel::displayValue(const dl2::JobState &job, int column) const
     case JctColumn:
         return finished ? QVariant(QString::number(job.jct(), 'f', 2)) : QVariant();
     case StateColumn:
-        return statusText(job.status);
+        return job.outsideViewThisSlot ? tr("%1, outside window").arg(statusText(job.status))
+                                       : statusText(job.status);
     }
     return {};
 }
@@ -283,6 +284,10 @@ QVariant JobTableModel::data(const QModelIndex &index, int role) const
             return tr("At the current allocation (%1 workers, %2 PSs)")
                 .arg(job.workers)
                 .arg(job.ps);
+        if (index.column() == StateColumn && job.outsideViewThisSlot)
+            return tr("The policy decides for a window of jobs (dl2: the first jobs by arrival "
+                      "not at both caps) and this job was not in it this slot: it got only the "
+                      "one bundle every job gets first, if that fitted.");
         return {};
     }
     return {};

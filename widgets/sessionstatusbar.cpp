@@ -3,6 +3,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QStringList>
+#include <algorithm>
 
 namespace dl2console {
 
@@ -21,7 +22,9 @@ SessionStatusBar::SessionStatusBar(QWidget *parent)
     }
     m_slot->setToolTip(tr("Slot on display"));
     m_time->setToolTip(tr("Simulated time at the end of this slot"));
-    m_jobs->setToolTip(tr("Jobs running / queued (arrived, no allocation) / done"));
+    m_jobs->setToolTip(tr("Jobs running / queued (arrived, no allocation) / done; under dl2, "
+                          "the jobs left out of its window this slot (they run on the one bundle "
+                          "every job gets first)"));
     m_util->setToolTip(tr("Cluster utilisation in this slot"));
     m_run->setObjectName(QStringLiteral("runLabel"));
     m_run->setToolTip(tr("Speed model of the simulation (Simulation > Speed model), cluster size "
@@ -46,8 +49,13 @@ void SessionStatusBar::setSnapshot(const dl2::SlotSnapshot &s, double slotSecond
                         .arg(seconds / 86400)
                         .arg((seconds % 86400) / 3600, 2, 10, QLatin1Char('0'))
                         .arg((seconds % 3600) / 60, 2, 10, QLatin1Char('0')));
-    m_jobs->setText(
-        tr("jobs: %1 running · %2 queued · %3 done").arg(s.running).arg(s.queued).arg(s.finished));
+    QString jobs =
+        tr("jobs: %1 running · %2 queued · %3 done").arg(s.running).arg(s.queued).arg(s.finished);
+    const auto outside = std::count_if(
+        s.jobs.begin(), s.jobs.end(), [](const dl2::JobState &j) { return j.outsideViewThisSlot; });
+    if (outside > 0)
+        jobs += tr(" · %1 outside window").arg(outside);
+    m_jobs->setText(jobs);
     m_util->setText(tr("CPU %1 % · GPU %2 %")
                         .arg(100 * s.utilisation[0], 0, 'f', 0)
                         .arg(100 * s.utilisation[1], 0, 'f', 0));

@@ -137,6 +137,13 @@ private Q_SLOTS:
         WindowOfOne window;
         const RunResult r = runSimulation(sim, window);
         QCOMPARE(r.slotJobs.size(), size_t(5));
+        // Slot by slot, the job left out says so for the slot just simulated only.
+        Simulator stepped({1, {8, 8}}, linearProfiles(), twoJobs(50, 25), tenSecondSlots());
+        for (int slot = 0; slot < 4; ++slot) {
+            stepped.step(window);
+            QCOMPARE(stepped.jobs()[0].outsideViewThisSlot, false);
+            QCOMPARE(stepped.jobs()[1].outsideViewThisSlot, slot <= 2);
+        }
         const int outside[] = {1, 1, 1, 0, 0};
         for (size_t s = 0; s < r.slotJobs.size(); ++s)
             QCOMPARE(r.slotJobs[s].outsideView, outside[s]);

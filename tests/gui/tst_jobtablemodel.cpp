@@ -7,6 +7,7 @@
 #include "jobtablemodel.h"
 #include "scenario.h"
 #include "scheduler.h"
+#include "sessionstatusbar.h"
 #include "sessiontypes.h"
 #include "simulator.h"
 
@@ -84,7 +85,29 @@ void TestJobTableModel::rowsMatchSnapshot()
             QCOMPARE(cell(JobTableModel::JctColumn).toString(), QString::number(job.jct(), 'f', 2));
         else
             QVERIFY(!cell(JobTableModel::JctColumn).isValid());
+        QVERIFY(!cell(JobTableModel::StateColumn, Qt::ToolTipRole).isValid());
     }
+
+    // A job a windowed policy (dl2) left out of its window this slot says so in its state,
+    // and its tooltip says what that means.
+    dl2::SlotSnapshot outside = snap;
+    const int row = int(outside.jobs.size()) - 1;
+    outside.jobs[size_t(row)].outsideViewThisSlot = true;
+    model.setSnapshot(outside);
+    const QModelIndex state = model.index(row, JobTableModel::StateColumn);
+    QCOMPARE(state.data().toString(), JobTableModel::statusText(outside.jobs[size_t(row)].status) +
+                                          QStringLiteral(", outside window"));
+    QVERIFY(state.data(Qt::ToolTipRole).toString().contains(QStringLiteral("window")));
+    QCOMPARE(state.data(JobTableModel::StatusRole).toInt(),
+             static_cast<int>(outside.jobs[size_t(row)].status));
+    // The status bar counts them; without any it says nothing of a window.
+    SessionStatusBar bar;
+    bar.setSnapshot(snap, 1200);
+    QVERIFY2(!bar.jobsText().contains(QStringLiteral("window")), qPrintable(bar.jobsText()));
+    outside.jobs.front().outsideViewThisSlot = true;
+    bar.setSnapshot(outside, 1200);
+    QVERIFY2(bar.jobsText().endsWith(QStringLiteral(" done · 2 outside window")),
+             qPrintable(bar.jobsText()));
 }
 
 void TestJobTableModel::proxyFiltersAndSorts()
