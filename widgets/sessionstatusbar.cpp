@@ -1,9 +1,10 @@
 #include "sessionstatusbar.h"
 
+#include <algorithm>
+
 #include <QFileInfo>
 #include <QLabel>
 #include <QStringList>
-#include <algorithm>
 
 namespace dl2console {
 
