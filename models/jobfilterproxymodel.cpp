@@ -52,6 +52,10 @@ bool JobFilterProxyModel::filterAcceptsRow(int sourceRow, const QModelIndex &sou
         break;
     case StateFilter::All:
         break;
+    case StateFilter::OutsideWindow:
+        ok = m->data(idx, JobTableModel::OutsideWindowRole).toBool() &&
+             status != dl2::JobStatus::Finished;
+        break;
     }
     if (!ok || m_text.isEmpty())
         return ok;

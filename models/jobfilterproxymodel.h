@@ -17,7 +17,8 @@ public:
         Running,
         Queued,
         Finished,
-        All
+        All,
+        OutsideWindow // running or queued, left out of the policy's window (dl2) this slot
     };
 
     explicit JobFilterProxyModel(QObject *parent = nullptr);

@@ -3,6 +3,7 @@
 #include "jobpalette.h"
 #include "sessiontypes.h"
 
+#include <QFont>
 #include <QGuiApplication>
 #include <QPalette>
 #include <cmath>
@@ -265,6 +266,15 @@ QVariant JobTableModel::data(const QModelIndex &index, int role) const
         return static_cast<int>(job.status);
     case ProgressRole:
         return sortValue(job, ProgressColumn);
+    case OutsideWindowRole:
+        return job.outsideViewThisSlot;
+    case Qt::FontRole:
+        if (job.outsideViewThisSlot) { // the whole row, so that it shows whatever is scrolled
+            QFont italic;
+            italic.setItalic(true);
+            return italic;
+        }
+        return {};
     case Qt::DecorationRole:
         if (index.column() == IdColumn) {
             const bool gui = qobject_cast<QGuiApplication *>(QCoreApplication::instance());
@@ -284,7 +294,7 @@ QVariant JobTableModel::data(const QModelIndex &index, int role) const
             return tr("At the current allocation (%1 workers, %2 PSs)")
                 .arg(job.workers)
                 .arg(job.ps);
-        if (index.column() == StateColumn && job.outsideViewThisSlot)
+        if (job.outsideViewThisSlot)
             return tr("The policy decides for a window of jobs (dl2: the first jobs by arrival "
                       "not at both caps) and this job was not in it this slot: it got only the "
                       "one bundle every job gets first, if that fitted.");

@@ -43,9 +43,10 @@ public:
     enum Role
     {
         JobIdRole = Qt::UserRole + 1,
-        SortRole,     // numeric value for sorting
-        StatusRole,   // dl2::JobStatus as int
-        ProgressRole, // fraction done, 0..1
+        SortRole,          // numeric value for sorting
+        StatusRole,        // dl2::JobStatus as int
+        ProgressRole,      // fraction done, 0..1
+        OutsideWindowRole, // bool: the policy's window (dl2) left the job out this slot
     };
 
     explicit JobTableModel(QObject *parent = nullptr);

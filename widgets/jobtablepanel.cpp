@@ -26,6 +26,7 @@ JobTablePanel::JobTablePanel(JobTableModel *model, QWidget *parent)
     m_state->addItem(tr("Running"), int(F::Running));
     m_state->addItem(tr("Queued"), int(F::Queued));
     m_state->addItem(tr("Done"), int(F::Finished));
+    m_state->addItem(tr("Outside window"), int(F::OutsideWindow));
     m_state->addItem(tr("All (incl. pending)"), int(F::All));
     m_state->setToolTip(tr("Which jobs to list"));
     m_search->setPlaceholderText(tr("Job id, model, source id or user…"));

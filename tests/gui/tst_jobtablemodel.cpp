@@ -12,7 +12,9 @@
 #include "simulator.h"
 
 #include <QAbstractItemModelTester>
+#include <QFont>
 #include <QTest>
+#include <algorithm>
 
 using namespace dl2console;
 
@@ -98,6 +100,14 @@ void TestJobTableModel::rowsMatchSnapshot()
     QCOMPARE(state.data().toString(), JobTableModel::statusText(outside.jobs[size_t(row)].status) +
                                           QStringLiteral(", outside window"));
     QVERIFY(state.data(Qt::ToolTipRole).toString().contains(QStringLiteral("window")));
+    // The whole row is in italics and has the tooltip, so it shows whatever is scrolled.
+    const QModelIndex id = model.index(row, JobTableModel::IdColumn);
+    QVERIFY(id.data(Qt::FontRole).value<QFont>().italic());
+    QVERIFY(id.data(Qt::ToolTipRole).toString().contains(QStringLiteral("window")));
+    QVERIFY(id.data(JobTableModel::OutsideWindowRole).toBool());
+    QVERIFY(!model.index(0, JobTableModel::IdColumn).data(Qt::FontRole).isValid());
+    QVERIFY(
+        !model.index(0, JobTableModel::IdColumn).data(JobTableModel::OutsideWindowRole).toBool());
     QCOMPARE(state.data(JobTableModel::StatusRole).toInt(),
              static_cast<int>(outside.jobs[size_t(row)].status));
     // The status bar counts them; without any it says nothing of a window.
@@ -132,6 +142,24 @@ void TestJobTableModel::proxyFiltersAndSorts()
     QCOMPARE(proxy.rowCount(), finished);
     proxy.setStateFilter(F::Arrived);
     QCOMPARE(proxy.rowCount(), arrived);
+    // Outside window: the running or queued jobs a windowed policy left out this slot.
+    proxy.setStateFilter(F::OutsideWindow);
+    QCOMPARE(proxy.rowCount(), 0);
+    auto marked = snap;
+    std::vector<int> outsideIds;
+    for (auto &j : marked.jobs)
+        if (j.status == dl2::JobStatus::Running && outsideIds.size() < 2) {
+            j.outsideViewThisSlot = true;
+            outsideIds.push_back(j.id);
+        }
+    QCOMPARE(int(outsideIds.size()), 2);
+    model.setSnapshot(marked);
+    QCOMPARE(proxy.rowCount(), 2);
+    for (int r = 0; r < proxy.rowCount(); ++r)
+        QVERIFY(std::find(outsideIds.begin(), outsideIds.end(),
+                          proxy.index(r, 0).data(JobTableModel::JobIdRole).toInt()) !=
+                outsideIds.end());
+    model.setSnapshot(snap);
     proxy.setStateFilter(F::All);
     QCOMPARE(proxy.rowCount(), static_cast<int>(snap.jobs.size()));
     proxy.setText(QStringLiteral("resnet"));
