@@ -323,7 +323,9 @@ void Dl2Policy::schedule(SlotContext &ctx)
         if (result != AddResult::Ok)
             break; // dl2: the slot ends at the first failed allocation
         m_encoder.update(ctx, job, m_state);
-        markWindow();
+        // The window changes only when a job leaves it at both caps (StateEncoder::update).
+        if (ctx.atCap(job, TaskKind::Worker) && ctx.atCap(job, TaskKind::Ps))
+            markWindow();
     }
     if (timing)
         decisionlatency::addSlot(latencies, micros(slotStart, Clock::now()));
