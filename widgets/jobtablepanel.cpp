@@ -59,7 +59,14 @@ JobTablePanel::JobTablePanel(JobTableModel *model, QWidget *parent)
     };
     showColumns();
     connect(m_proxy, &QAbstractItemModel::modelReset, this, showColumns);
-    connect(m_proxy, &QAbstractItemModel::modelReset, m_view, &QTableView::resizeColumnsToContents);
+    // Sized for every job of the trace, not only those the filter lists at load (at slot 0 a
+    // few early jobs: later ids of three digits and longer model names were elided).
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, [this] {
+        const F shown = m_proxy->stateFilter();
+        m_proxy->setStateFilter(F::All);
+        m_view->resizeColumnsToContents();
+        m_proxy->setStateFilter(shown);
+    });
     m_view->horizontalHeader()->setStretchLastSection(true);
     m_view->setItemDelegateForColumn(JobTableModel::ProgressColumn, new ProgressDelegate(this));
     fitTableToFont(m_view); // and again at presentation mode's larger font

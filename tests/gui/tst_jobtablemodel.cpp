@@ -5,6 +5,7 @@
 #include "jobfilterproxymodel.h"
 #include "jobpalette.h"
 #include "jobtablemodel.h"
+#include "jobtablepanel.h"
 #include "scenario.h"
 #include "scheduler.h"
 #include "sessionstatusbar.h"
@@ -13,6 +14,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QFont>
+#include <QTableView>
 #include <QTest>
 #include <algorithm>
 
@@ -40,6 +42,7 @@ private Q_SLOTS:
     void rowsMatchSnapshot_data();
     void rowsMatchSnapshot();
     void proxyFiltersAndSorts();
+    void columnsFitEveryJobOfTheTrace();
     void paletteIsDeterministic();
     void comparisonSummary();
 };
@@ -178,6 +181,29 @@ void TestJobTableModel::proxyFiltersAndSorts()
     model.setSnapshot(snapshotAt("dl2-small", 21));
     model.clear();
     QCOMPARE(proxy.rowCount(), 0);
+}
+
+// The columns are sized when a trace is loaded, at slot 0, when the "Active" filter lists a
+// few early jobs: they must fit the jobs that come later too (dl2-reference's ids 100-200).
+void TestJobTableModel::columnsFitEveryJobOfTheTrace()
+{
+    JobTableModel model;
+    JobTablePanel panel(&model);
+    panel.resize(900, 400);
+    panel.show();
+    model.setSnapshot(snapshotAt("dl2-reference", 0));
+    QTableView *view = panel.view();
+    const int listed = panel.proxy()->rowCount();
+    QVERIFY2(listed > 0 && listed < model.rowCount(), qPrintable(QString::number(listed)));
+    const int idWidth = view->columnWidth(JobTableModel::IdColumn);
+    const int modelWidth = view->columnWidth(JobTableModel::ModelColumn);
+    // Every job listed and measured: the columns need no more than they were given.
+    panel.proxy()->setStateFilter(JobFilterProxyModel::StateFilter::All);
+    view->resizeColumnsToContents();
+    QVERIFY2(idWidth >= view->columnWidth(JobTableModel::IdColumn),
+             qPrintable(QStringLiteral("%1 < %2").arg(idWidth).arg(
+                 view->columnWidth(JobTableModel::IdColumn))));
+    QVERIFY(modelWidth >= view->columnWidth(JobTableModel::ModelColumn));
 }
 
 void TestJobTableModel::paletteIsDeterministic()
