@@ -12,11 +12,12 @@
 #include "sessiontypes.h"
 #include "simulator.h"
 
+#include <algorithm>
+
 #include <QAbstractItemModelTester>
 #include <QFont>
 #include <QTableView>
 #include <QTest>
-#include <algorithm>
 
 using namespace dl2console;
 
