@@ -745,7 +745,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     std::vector<float> taskRet(size_t(B), 0.0f), hasTask(size_t(B), 0.0f), kindRet(size_t(B) * 3, 0.0f);
     // Row credit "expected": every task action's return (0 where not allowed) and which
     // samples have them.
-    const int taskActions = samples.front()->rows * 3;
+    const int taskActions = 3 * int(b.rows); // dl2-plus: padded to the batch's most jobs in view
     std::vector<float> actionRet, hasActions;
     if (o.rowExpected) {
         actionRet.assign(size_t(B) * size_t(taskActions), 0.0f);
@@ -766,9 +766,9 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
             taskSum += x.taskRet;
             ++taskCount;
         }
-        if (o.rowExpected && int(x.actionRet.size()) == taskActions) {
+        if (o.rowExpected && int(x.actionRet.size()) == 3 * x.rows) {
             hasActions[size_t(i)] = 1.0f;
-            for (int a = 0; a < taskActions; ++a)
+            for (int a = 0; a < 3 * x.rows; ++a)
                 if (std::isfinite(x.actionRet[size_t(a)]))
                     actionRet[size_t(i) * size_t(taskActions) + size_t(a)] = x.actionRet[size_t(a)];
         }

@@ -443,9 +443,10 @@ void ActorCritic::settleOptions()
     if (m_kindEveryRow && !m_rowExpected)
         throw Error("--kind-credit every-row credits the kinds of every window row with the gains "
                     "the row credit computes: it needs --row-credit expected, expected-stop, lookahead-stop or window-stop");
-    if (m_rowExpected && m_spec.kind != PolicyKind::Dl2)
-        throw Error("--row-credit " + o.rowCredit + " applies to the faithful dl2 network only, whose "
-                    "window rows each hold a job's worker, PS and bundle");
+    if (m_rowWindow && m_spec.kind != PolicyKind::Dl2)
+        throw Error(
+            "--row-credit window-stop credits a job's way out of dl2's window; dl2-plus has "
+            "no window (every job is in view): use lookahead-stop");
     if ((o.kindEpsilon > 0.0 || o.kindEntropyWeight > 0.0 || m_kindExpected) && m_spec.kind != PolicyKind::Dl2)
         throw Error("--kind-epsilon, --kind-entropy and --kind-credit " +
                     std::string(m_kindExpected ? o.kindCredit : "expected") +

@@ -147,7 +147,9 @@ struct RlOptions
     // holds the first J jobs not at both caps): at both caps its row goes to a job that waits,
     // worth windowExitGain. A task then gains if it leads to the job's best allocation or,
     // when that is worth more, to both caps; without it a policy taught to stop each job at its
-    // best keeps the window full and the jobs behind it at one worker and one PS.
+    // best keeps the window full and the jobs behind it at one worker and one PS. For dl2-plus
+    // the rows are the jobs in view (all of them), and window-stop, which has no window there,
+    // is refused.
     std::string rowCredit = "sampled";
     // With a row credit other than "sampled": how its gains are scaled. "batch" (default):
     // as they are, the batch's spread of expected gains setting the step (AdvantageScales).

@@ -523,7 +523,7 @@ private Q_SLOTS:
         QTest::newRow("train speed table missing") << QStringList{train, rl, QStringLiteral("--speed-table"), QStringLiteral("/nonexistent/speeds.txt"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("/nonexistent/speeds.txt");
         // --init takes a shipped policy's name: the kind comes from its file (dl2-plus), and
         // the dl2-only credit is refused for it rather than the name as a missing file.
-        QTest::newRow("init by shipped name") << QStringList{train, rl, QStringLiteral("--init"), QStringLiteral("dl2-plus-reference"), QStringLiteral("--task-marginal"), QStringLiteral("added"), QStringLiteral("--row-credit"), QStringLiteral("expected"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("--row-credit expected applies to the faithful dl2 network only");
+        QTest::newRow("init by shipped name") << QStringList{train, rl, QStringLiteral("--init"), QStringLiteral("dl2-plus-reference"), QStringLiteral("--task-marginal"), QStringLiteral("added"), QStringLiteral("--row-credit"), QStringLiteral("window-stop"), out, QStringLiteral("/tmp/dl2-never-written.dl2ckpt")} << QByteArray() << QStringLiteral("dl2-plus has no window");
         QTest::newRow("unknown command") << QStringList{QStringLiteral("frobnicate")} << QByteArray() << QStringLiteral("unknown command");
         QTest::newRow("unknown option") << QStringList{sim, QStringLiteral("--frob")} << QByteArray() << QStringLiteral("frob");
     }

@@ -943,12 +943,84 @@ private Q_SLOTS:
         const TrainingInfo &info = *recorded;
         QCOMPARE(info.rowCredit, std::string("expected-stop"));
         QVERIFY(recipeShows(info, "row_credit", "expected-stop"));
+    }
+
+    // dl2-plus sees every job not at both caps, so its samples have as many rows as jobs in
+    // view and a batch pads them to its widest. The row credit's gains are per row: a gain
+    // held by a sample wider than the batch's first must still be taught (it once was dropped,
+    // its size not matching the first sample's). Its window-stop has no window and is refused.
+    void rowCreditTeachesDl2PlusAcrossItsJobsInView()
+    {
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2Plus, 20, 8);
+        spec.decode = Decode::Sample;
+        const ParameterSet start = initialParameters(spec, 7);
+        const Scenario &sc = scenarioByName("dl2-small");
+        const ProfileSet profiles = ProfileSet::reference();
+        std::vector<Sample> seen;
+        Dl2Policy policy(spec, std::make_shared<const ParameterSet>(start), 3);
+        ActorOptions actor;
+        actor.sample = true;
+        actor.onDecision = [&](const EncodedState &s, int, float, int) {
+            seen.push_back(Sample::fromState(s, 3 * s.rows));
+        };
+        policy.setActor(std::move(actor));
+        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+        for (int slot = 0; slot < 6 && !sim.done(); ++slot)
+            sim.step(policy);
+        const auto narrow =
+            std::min_element(seen.begin(), seen.end(),
+                             [](const Sample &a, const Sample &b) { return a.rows < b.rows; });
+        Sample x = *narrow, y;
+        int row = -1;
+        for (const Sample &candidate : seen)
+            for (int r = 0; r < candidate.rows && candidate.rows > x.rows; ++r)
+                if (candidate.mask[size_t(3 * r)] && candidate.mask[size_t(3 * r + 1)] &&
+                    candidate.mask[size_t(3 * r + 2)]) {
+                    y = candidate;
+                    row = r;
+                }
+        QVERIFY2(row >= 0,
+                 qPrintable(QStringLiteral("%1 decisions, from %2 rows: none wider with a full row")
+                                .arg(seen.size())
+                                .arg(x.rows)));
+        x.ret = y.ret = 0.0f;
+        x.actionRet.assign(size_t(3 * x.rows), 0.0f);
+        y.actionRet.assign(size_t(3 * y.rows), 0.0f);
+        y.actionRet[size_t(3 * row)] = 1.0f; // only y's worker of that row gains
+        const double before =
+            rowWorkerShare(spec, y, row, std::make_shared<const ParameterSet>(start));
+        Learner learner(spec, 1e-2, 7);
+        RlLossOptions o = splitPolicyLoss();
+        o.rowExpected = o.stopExpected = true;
+        for (int step = 0; step < 20; ++step)
+            learner.rlUpdate({&x, &y}, {1.0f, 1.0f}, o);
+        const double after = rowWorkerShare(spec, y, row, learner.parameters());
+        qInfo("rows in view %d and %d; the gaining worker's share of its row %.3f -> %.3f", x.rows,
+              y.rows, before, after);
+        QVERIFY2(after > before + 0.3,
+                 qPrintable(QStringLiteral("%1 -> %2").arg(before).arg(after)));
+
         RlOptions plus;
         plus.scenario = "dl2-small";
         plus.kind = PolicyKind::Dl2Plus;
+        plus.spec = spec;
         plus.taskMarginal = "added";
-        plus.rowCredit = "expected";
-        QVERIFY(refusal(plus).contains(QStringLiteral("--row-credit expected applies to the faithful dl2 network only")));
+        plus.rowCredit = "window-stop";
+        QVERIFY(refusal(plus).contains(QStringLiteral("dl2-plus has no window")));
+        QTemporaryDir dir;
+        plus = tenUpdatesOnSmall(spec);
+        plus.kind = PolicyKind::Dl2Plus;
+        plus.taskMarginal = "added";
+        plus.rowCredit = "lookahead-stop";
+        plus.stopCredit = "best";
+        plus.output = dir.filePath(QStringLiteral("plus.dl2ckpt")).toStdString();
+        const TrainResult r = RlTrainer(plus).run();
+        QVERIFY(!r.curve.empty());
+        for (const auto &point : r.curve)
+            QVERIFY(std::isfinite(point.trainLoss));
+        const TrainingInfo info = readCheckpoint(plus.output, PolicyKind::Dl2Plus).info;
+        QCOMPARE(info.rowCredit, std::string("lookahead-stop"));
+        QCOMPARE(info.stopCredit, std::string("best"));
     }
 
     // --kind-credit every-row: each window row's own worker/PS/bundle mix is credited with the
