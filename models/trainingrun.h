@@ -45,8 +45,9 @@ struct TrainingRequest
     // rl, dl2: how the choice of job is credited: "sampled" (the chosen task's own return, the
     // default), "expected" (every task of every window row by its exact gain, all-actions
     // gradient), "expected-stop" (stop and continue too), "lookahead-stop" (each task's gain
-    // taken to the best allocation its job can still reach) or "window-stop" (that, or its way
-    // out of the window when jobs wait outside it); passed with `--task-marginal added`.
+    // taken to the best allocation its job can still reach), "window-stop" (that, or its way
+    // out of the window when jobs wait outside it) or "regret-stop" (the lookahead, each task
+    // scored against its job's headroom); passed with `--task-marginal added`.
     QString rowCredit = QStringLiteral("sampled");
     // rl, dl2, with a row credit: each decision's gains over their own RMS (`--row-scale
     // decision`) instead of as they are.
@@ -71,7 +72,7 @@ struct TrainingRequest
     // The sub-command's arguments ("rl --scenario ... -o OUTPUT"), without "train".
     QStringList arguments() const;
     // Whether a row credit also credits stop against continuing (expected-stop, lookahead-stop,
-    // window-stop): only then does --stop-credit apply.
+    // window-stop, regret-stop): only then does --stop-credit apply.
     static bool rowCreditCreditsStop(const QString &rowCredit);
     QString curvesFile() const { return output + QStringLiteral(".curves.csv"); }
     // The same request as its control: `control` set, written next to `output` as

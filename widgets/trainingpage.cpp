@@ -330,7 +330,8 @@ QWidget *TrainingPage::buildControls()
          {tr("every job's gains"), "expected"},
          {tr("every job's, and stop"), "expected-stop"},
          {tr("lookahead, and stop"), "lookahead-stop"},
-         {tr("window, and stop"), "window-stop"}},
+         {tr("window, and stop"), "window-stop"},
+         {tr("regret, and stop"), "regret-stop"}},
         tr("dl2: how RL credits the choice of which job gets the next task: by the chosen "
            "task's own gain, as the paper; or by the exact gain every task of every job in "
            "the window would have had at that moment, so the jobs not chosen are compared too "
@@ -339,7 +340,9 @@ QWidget *TrainingPage::buildControls()
            "with each task's gain taken to the best allocation its job can still reach after "
            "it, so that jobs stop growing at their best (lookahead-stop); or that where jobs "
            "trained the slot outside the window, with a job's way out of it counted too: at "
-           "both caps it leaves the window to a job that waits (window-stop)"));
+           "both caps it leaves the window to a job that waits (window-stop); or the lookahead "
+           "with each task scored by what it gives up of its job's best, so that which job "
+           "grows next is not taught, only not to grow a job past its best (regret-stop)"));
     m_rowPerDecision = new QCheckBox(tr("each decision alike"), train);
     m_rowPerDecision->setObjectName(QStringLiteral("trainingRowScale"));
     m_rowPerDecision->setToolTip(

@@ -67,6 +67,10 @@ struct Sample
     };
     std::vector<RowAllocation> rowAllocations;
     std::vector<float> actionRet;
+    // Row credit "regret-stop": each task action's row headroom (its job's best reachable
+    // progress against its progress then, weighted like actionRet; 0 where not allowed). The
+    // choice among tasks is taught actionRet minus it, the task's regret.
+    std::vector<float> actionHeadroom;
     int env = 0;
     // SL "set" labels: a distribution over the 3 x rows + 1 actions (empty: one-hot `action`).
     std::vector<float> target;

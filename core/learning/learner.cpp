@@ -6,13 +6,13 @@
 
 #include "error.h"
 
-#include <torch/torch.h>
-
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <sstream>
+#include <torch/torch.h>
 
 namespace dl2 {
 
@@ -746,10 +746,12 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     // Row credit "expected": every task action's return (0 where not allowed) and which
     // samples have them.
     const int taskActions = 3 * int(b.rows); // dl2-plus: padded to the batch's most jobs in view
-    std::vector<float> actionRet, hasActions;
+    std::vector<float> actionRet, actionHeadroom, hasActions;
     if (o.rowExpected) {
         actionRet.assign(size_t(B) * size_t(taskActions), 0.0f);
         hasActions.assign(size_t(B), 0.0f);
+        if (o.rowRegret)
+            actionHeadroom.assign(size_t(B) * size_t(taskActions), 0.0f);
     }
     double taskSum = 0.0;
     int taskCount = 0;
@@ -771,6 +773,9 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
             for (int a = 0; a < 3 * x.rows; ++a)
                 if (std::isfinite(x.actionRet[size_t(a)]))
                     actionRet[size_t(i) * size_t(taskActions) + size_t(a)] = x.actionRet[size_t(a)];
+            if (o.rowRegret && x.actionHeadroom.size() == x.actionRet.size())
+                std::copy(x.actionHeadroom.begin(), x.actionHeadroom.end(),
+                          actionHeadroom.begin() + std::ptrdiff_t(i) * taskActions);
         }
     }
     auto R = torch::from_blob(ret.data(), {B}).clone();
@@ -817,18 +822,23 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
             auto G = torch::from_blob(actionRet.data(), {B, long(taskActions)}).clone();
             auto Ha = torch::from_blob(hasActions.data(), {B}).clone();
             const auto allowed = b.mask.narrow(1, 0, taskActions); // G is 0 where a task is not
+            // Regret: what each task gives up of its job's best against its row's headroom.
+            auto Gtask = o.rowRegret
+                             ? G - torch::from_blob(actionHeadroom.data(), {B, long(taskActions)})
+                             : G;
             if (o.rowPerDecision) {
                 const auto rms = ((G * G).sum(1) / allowed.to(torch::kFloat).sum(1).clamp_min(1.0f)).sqrt();
                 const float n = std::max(1.0f, Ha.sum().item<float>());
                 const float floor = std::max(1e-6f, 0.1f * (rms * Ha).sum().item<float>() / n);
                 G = G / rms.clamp_min(floor).unsqueeze(1);
+                Gtask = Gtask / rms.clamp_min(floor).unsqueeze(1);
             }
             auto logTask = logp.narrow(1, 0, taskActions) - logCont.unsqueeze(1);
             auto pTask = logTask.exp();
             auto expectedG = (pTask.detach() * G).sum(1);
             const float n = std::max(1.0f, Ha.sum().item<float>());
             taskAdv = (expectedG - (expectedG * Ha).sum() / n) * Ha;
-            auto usedG = perm.defined() ? shuffledAmong(G, Ha, perm) : G;
+            auto usedG = perm.defined() ? shuffledAmong(Gtask, Ha, perm) : Gtask;
             auto taskTerm = (pTask * usedG).sum(1);
             if (o.kindEveryRow)
                 taskTerm = taskTerm + everyRowKindTerm(logp, b.mask, usedG);

@@ -65,6 +65,12 @@ struct RlLossOptions
     // averaged over the rows with an allowed task: each job's kind is taught at every decision,
     // however unlikely the policy is to pick its row.
     bool kindEveryRow = false;
+    // With rowExpected (RlOptions::rowCredit "regret-stop"): the choice among tasks is taught
+    // actionRet minus Sample::actionHeadroom, each task's regret: 0 for every task that keeps
+    // its job's best within reach, whatever the job, so the order among jobs gets no gradient
+    // and only tasks that lose reachable progress are pushed down. Stop or continue still
+    // uses actionRet.
+    bool rowRegret = false;
     double taskAdvantageScale = 1.0;
     // Control runs: when non-empty (size = batch), sample i's policy-gradient advantages are
     // those of sample permutation[i], which keeps their distribution and destroys their

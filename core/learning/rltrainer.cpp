@@ -245,7 +245,8 @@ private:
     bool m_kindEveryRow = false; // kind credit "every-row"
     bool m_rowExpected = false;  // row credit other than "sampled"
     bool m_stopExpected = false; // row credit "expected-stop", "lookahead-stop" or "window-stop"
-    bool m_rowLookahead = false; // row credit "lookahead-stop" or "window-stop"
+    bool m_rowLookahead = false; // row credit "lookahead-stop", "window-stop" or "regret-stop"
+    bool m_rowRegret = false;    // row credit "regret-stop"
     bool m_rowWindow = false;    // row credit "window-stop"
     bool m_episodic = false; // episode, episode-job or vine: no critic, no replay, one step per update
     bool m_vine = false;
@@ -317,6 +318,7 @@ ActorCritic::ActorCritic(const RlOptions &options)
     m_loss.rowExpected = m_rowExpected;
     m_loss.stopExpected = m_stopExpected;
     m_loss.rowPerDecision = o.rowScale == "decision";
+    m_loss.rowRegret = m_rowRegret;
     m_loss.stopBest = o.stopCredit == "best";
     m_loss.klWeight = o.klWeight;
 }
@@ -423,26 +425,31 @@ void ActorCritic::settleOptions()
     if (m_kindExpected && !m_taskAdded)
         throw Error("--kind-credit " + o.kindCredit + " compares a job's tasks at the allocation the task "
                     "was added to: it needs --task-marginal added (and --credit split)");
-    checkKnown("row credit", o.rowCredit, {"sampled", "expected", "expected-stop", "lookahead-stop", "window-stop"});
+    checkKnown(
+        "row credit", o.rowCredit,
+        {"sampled", "expected", "expected-stop", "lookahead-stop", "window-stop", "regret-stop"});
     m_rowExpected = o.rowCredit != "sampled";
     m_rowWindow = o.rowCredit == "window-stop";
-    m_rowLookahead = o.rowCredit == "lookahead-stop" || m_rowWindow;
+    m_rowRegret = o.rowCredit == "regret-stop";
+    m_rowLookahead = o.rowCredit == "lookahead-stop" || m_rowWindow || m_rowRegret;
     m_stopExpected = o.rowCredit == "expected-stop" || m_rowLookahead;
     checkKnown("row scale", o.rowScale, {"batch", "decision"});
     if (o.rowScale != "batch" && !m_rowExpected)
-        throw Error("--row-scale " + o.rowScale + " scales the gains of a row credit: it needs --row-credit "
-                    "expected, expected-stop, lookahead-stop or window-stop");
+        throw Error("--row-scale " + o.rowScale +
+                    " scales the gains of a row credit: it needs --row-credit "
+                    "expected, expected-stop, lookahead-stop, window-stop or regret-stop");
     checkKnown("stop credit", o.stopCredit, {"expected", "best"});
     if (o.stopCredit != "expected" && !m_stopExpected)
         throw Error("--stop-credit " + o.stopCredit +
                     " credits continuing against stop: it needs --row-credit "
-                    "expected-stop, lookahead-stop or window-stop");
+                    "expected-stop, lookahead-stop, window-stop or regret-stop");
     if (m_rowExpected && !m_taskAdded)
         throw Error("--row-credit " + o.rowCredit + " credits every task at the allocation its job had "
                     "when the decision was taken: it needs --task-marginal added (and --credit split)");
     if (m_kindEveryRow && !m_rowExpected)
         throw Error("--kind-credit every-row credits the kinds of every window row with the gains "
-                    "the row credit computes: it needs --row-credit expected, expected-stop, lookahead-stop or window-stop");
+                    "the row credit computes: it needs --row-credit expected, expected-stop, "
+                    "lookahead-stop, window-stop or regret-stop");
     if (m_rowWindow && m_spec.kind != PolicyKind::Dl2)
         throw Error(
             "--row-credit window-stop credits a job's way out of dl2's window; dl2-plus has "
@@ -670,10 +677,16 @@ void ActorCritic::creditReturns(Env &e, double r)
             x.ret = float(r);
             if (m_rowExpected) {
                 x.actionRet.assign(size_t(3 * x.rows), std::numeric_limits<float>::quiet_NaN());
+                if (m_rowRegret)
+                    x.actionHeadroom.assign(size_t(3 * x.rows), 0.0f);
                 for (const Sample::RowAllocation &a : x.rowAllocations) {
                     const JobState &j = e.sim->jobs()[size_t(a.job)];
                     const double base = progressAt(a.job, a.ps, a.workers);
                     const double final = progressAt(a.job, j.ps, j.workers);
+                    const double headroom =
+                        m_rowRegret ? taskGain(m_taskCredit, j, bestFrom(a.job, a.ps, a.workers),
+                                               base, final)
+                                    : 0.0;
                     for (int k = 0; k < 3; ++k) {
                         if (!x.mask[size_t(3 * a.row + k)])
                             continue;
@@ -685,6 +698,9 @@ void ActorCritic::creditReturns(Env &e, double r)
                             gain = std::max(gain, taskGain(m_taskCredit, j, progressAt(a.job, caps.maxPs, caps.maxWorkers),
                                                            base, final) + exitGain);
                         x.actionRet[size_t(3 * a.row + k)] = float(gain * m_rewardScale);
+                        if (m_rowRegret)
+                            x.actionHeadroom[size_t(3 * a.row + k)] =
+                                float(headroom * m_rewardScale);
                     }
                 }
                 x.rowAllocations.clear();

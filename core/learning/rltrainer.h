@@ -126,8 +126,8 @@ struct RlOptions
     // job type's kind terms weighted to the same total in every batch (RlLossOptions::
     // kindBalanced), so that a type met in 1 % of the decisions is not taught the kind that
     // suits the type met in half of them. "every-row" (with rowCredit expected, expected-stop,
-    // lookahead-stop or window-stop): every window row's kind, at every decision, by the all-actions
-    // gradient of its own worker/PS/bundle mix on the row credit's gains
+    // lookahead-stop, window-stop or regret-stop): every window row's kind, at every decision, by
+    // the all-actions gradient of its own worker/PS/bundle mix on the row credit's gains
     // (RlLossOptions::kindEveryRow).
     std::string kindCredit = "sampled";
     // --credit split with --task-marginal added: how the choice of job is credited. "sampled"
@@ -147,9 +147,15 @@ struct RlOptions
     // holds the first J jobs not at both caps): at both caps its row goes to a job that waits,
     // worth windowExitGain. A task then gains if it leads to the job's best allocation or,
     // when that is worth more, to both caps; without it a policy taught to stop each job at its
-    // best keeps the window full and the jobs behind it at one worker and one PS. For dl2-plus
-    // the rows are the jobs in view (all of them), and window-stop, which has no window there,
-    // is refused.
+    // best keeps the window full and the jobs behind it at one worker and one PS.
+    // "regret-stop": lookahead-stop, where the choice among tasks is taught each task's
+    // regret, its lookahead gain minus its row's headroom (the job's best reachable progress
+    // against its progress then; Sample::actionHeadroom): every task that keeps its job's best
+    // within reach scores 0, whichever the job, so the order among jobs gets no gradient and
+    // only tasks past a job's best are pushed down. On an uncontended cluster the order hardly
+    // matters and the stop at each job's best is what sets the JCT. Stop or continue is
+    // credited as by lookahead-stop. For dl2-plus the rows are the jobs in view (all of
+    // them), and window-stop, which has no window there, is refused.
     std::string rowCredit = "sampled";
     // With a row credit other than "sampled": how its gains are scaled. "batch" (default):
     // as they are, the batch's spread of expected gains setting the step (AdvantageScales).
@@ -158,10 +164,10 @@ struct RlOptions
     // slot, whose gains are a few per cent of a job's speed, are ranked as firmly as the
     // first, whose gains are its whole speed: the final allocation is set by the last ones.
     std::string rowScale = "batch";
-    // With rowCredit "expected-stop", "lookahead-stop" or "window-stop": what continuing is credited with,
-    // stop's 0 against it. "expected" (default): the expected gain of the task the policy
-    // would add. "best" (beyond the paper): the gain of the best task it could add, so a
-    // policy whose mix still favours tasks that lose is taught to move to the task that
+    // With rowCredit "expected-stop", "lookahead-stop", "window-stop" or "regret-stop": what
+    // continuing is credited with, stop's 0 against it. "expected" (default): the expected gain of
+    // the task the policy would add. "best" (beyond the paper): the gain of the best task it could
+    // add, so a policy whose mix still favours tasks that lose is taught to move to the task that
     // gains, not to stop the slot: stop is one action for every job, and what stops one
     // job's growth cuts every other job's short. The slot then stops where no task gains.
     std::string stopCredit = "expected";

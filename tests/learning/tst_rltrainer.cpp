@@ -8,21 +8,21 @@
 #include "dl2policy.h"
 #include "jobstate.h"
 #include "learner.h"
+#include "modelprofile.h"
 #include "policynetwork.h"
 #include "registerpolicies.h"
 #include "rltestutil.h"
 #include "rltrainer.h"
 #include "scenario.h"
-#include "modelprofile.h"
+#include "scheduler.h"
+#include "simulator.h"
 #include "stateencoder.h"
 #include "trainingrecipe.h"
-#include "simulator.h"
-#include "scheduler.h"
 
 #include <QTemporaryDir>
 #include <QTest>
-
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -114,16 +114,18 @@ RlOptions tenUpdatesOnSmall(const PolicySpec &spec)
     return o;
 }
 
-// Runs `o` into dir/name: what its dl2 checkpoint recorded, or nothing if a logged loss was
-// not finite.
+// Runs `o` into dir/name: what its checkpoint recorded, or nothing if it logged no loss or
+// one that was not finite.
 std::optional<TrainingInfo> recordOfRun(RlOptions o, const QTemporaryDir &dir, const char *name)
 {
     o.output = dir.filePath(QLatin1String(name)).toStdString();
     const TrainResult r = RlTrainer(o).run();
+    if (r.curve.empty())
+        return std::nullopt;
     for (const auto &point : r.curve)
         if (!std::isfinite(point.trainLoss))
             return std::nullopt;
-    return readCheckpoint(o.output, PolicyKind::Dl2).info;
+    return readCheckpoint(o.output, o.kind).info;
 }
 
 // Whether the recipe shown for a run (dl2 policy show, the Training page) has key = value.
@@ -146,6 +148,36 @@ double rowWorkerShare(const PolicySpec &spec, const Sample &x, int row,
     PolicyNetwork(spec, std::move(parameters)).probabilities(s, p);
     const double worker = p[size_t(3 * row)], ps = p[size_t(3 * row + 1)];
     return worker / (worker + ps + (againstPs ? 0.0 : p[size_t(3 * row + 2)]));
+}
+
+// The decisions of a dl2-plus network sampling on dl2-small (seed 100) for its first 6 slots,
+// as samples whose action is stop.
+std::vector<Sample> dl2PlusDecisions(const PolicySpec &spec, const ParameterSet &parameters)
+{
+    const Scenario &sc = scenarioByName("dl2-small");
+    const ProfileSet profiles = ProfileSet::reference();
+    std::vector<Sample> seen;
+    Dl2Policy policy(spec, std::make_shared<const ParameterSet>(parameters), 3);
+    ActorOptions actor;
+    actor.sample = true;
+    actor.onDecision = [&](const EncodedState &s, int, float, int) {
+        seen.push_back(Sample::fromState(s, 3 * s.rows));
+    };
+    policy.setActor(std::move(actor));
+    Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
+    for (int slot = 0; slot < 6 && !sim.done(); ++slot)
+        sim.step(policy);
+    return seen;
+}
+
+// The rows of sample x that allow all three kinds of task.
+std::vector<int> fullRows(const Sample &x)
+{
+    std::vector<int> rows;
+    for (int r = 0; r < x.rows; ++r)
+        if (x.mask[size_t(3 * r)] && x.mask[size_t(3 * r + 1)] && x.mask[size_t(3 * r + 2)])
+            rows.push_back(r);
+    return rows;
 }
 
 } // namespace
@@ -954,31 +986,18 @@ private Q_SLOTS:
         PolicySpec spec = defaultSpec(PolicyKind::Dl2Plus, 20, 8);
         spec.decode = Decode::Sample;
         const ParameterSet start = initialParameters(spec, 7);
-        const Scenario &sc = scenarioByName("dl2-small");
-        const ProfileSet profiles = ProfileSet::reference();
-        std::vector<Sample> seen;
-        Dl2Policy policy(spec, std::make_shared<const ParameterSet>(start), 3);
-        ActorOptions actor;
-        actor.sample = true;
-        actor.onDecision = [&](const EncodedState &s, int, float, int) {
-            seen.push_back(Sample::fromState(s, 3 * s.rows));
-        };
-        policy.setActor(std::move(actor));
-        Simulator sim(sc.cluster, profiles, sc.trace(profiles, 100), sc.simulation);
-        for (int slot = 0; slot < 6 && !sim.done(); ++slot)
-            sim.step(policy);
+        const std::vector<Sample> seen = dl2PlusDecisions(spec, start);
         const auto narrow =
             std::min_element(seen.begin(), seen.end(),
                              [](const Sample &a, const Sample &b) { return a.rows < b.rows; });
         Sample x = *narrow, y;
         int row = -1;
         for (const Sample &candidate : seen)
-            for (int r = 0; r < candidate.rows && candidate.rows > x.rows; ++r)
-                if (candidate.mask[size_t(3 * r)] && candidate.mask[size_t(3 * r + 1)] &&
-                    candidate.mask[size_t(3 * r + 2)]) {
-                    y = candidate;
-                    row = r;
-                }
+            if (const std::vector<int> rows = fullRows(candidate);
+                candidate.rows > x.rows && !rows.empty()) {
+                y = candidate;
+                row = rows.back();
+            }
         QVERIFY2(row >= 0,
                  qPrintable(QStringLiteral("%1 decisions, from %2 rows: none wider with a full row")
                                 .arg(seen.size())
@@ -1013,14 +1032,88 @@ private Q_SLOTS:
         plus.taskMarginal = "added";
         plus.rowCredit = "lookahead-stop";
         plus.stopCredit = "best";
-        plus.output = dir.filePath(QStringLiteral("plus.dl2ckpt")).toStdString();
-        const TrainResult r = RlTrainer(plus).run();
-        QVERIFY(!r.curve.empty());
-        for (const auto &point : r.curve)
-            QVERIFY(std::isfinite(point.trainLoss));
-        const TrainingInfo info = readCheckpoint(plus.output, PolicyKind::Dl2Plus).info;
-        QCOMPARE(info.rowCredit, std::string("lookahead-stop"));
-        QCOMPARE(info.stopCredit, std::string("best"));
+        const std::optional<TrainingInfo> recorded = recordOfRun(plus, dir, "plus.dl2ckpt");
+        QVERIFY(recorded);
+        QCOMPARE(recorded->rowCredit, std::string("lookahead-stop"));
+        QCOMPARE(recorded->stopCredit, std::string("best"));
+    }
+
+    // --row-credit regret-stop: the choice among tasks is taught each task's gain minus its
+    // job's headroom to its best. Two jobs in view are below their best, one with five times
+    // the other's headroom: the lookahead credit moves the policy towards the one with more,
+    // the regret gives no gradient at all. A third job at its best, where every task loses:
+    // the regret moves the policy off it.
+    void regretCreditTeachesOnlyNotToGrowAJobPastItsBest()
+    {
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2Plus, 20, 8);
+        spec.decode = Decode::Sample;
+        const ParameterSet start = initialParameters(spec, 7);
+        const std::vector<Sample> seen = dl2PlusDecisions(spec, start);
+        const auto found = std::find_if(seen.begin(), seen.end(),
+                                        [](const Sample &x) { return fullRows(x).size() >= 3; });
+        QVERIFY2(found != seen.end(),
+                 "no decision in 6 slots with 3 jobs in view that allow every task");
+        Sample x = *found;
+        const std::vector<int> rows = fullRows(x);
+        const int wide = rows[0], narrow = rows[1], atBest = rows[2];
+        x.ret = 0.0f;
+        // Every other task keeps its job on the way to its best: gain = headroom = 1.
+        x.actionRet.assign(size_t(3 * x.rows), 1.0f);
+        x.actionHeadroom.assign(size_t(3 * x.rows), 1.0f);
+        for (int k = 0; k < 3; ++k)
+            x.actionRet[size_t(3 * wide + k)] = x.actionHeadroom[size_t(3 * wide + k)] = 5.0f;
+        const auto rowShare = [&](int row, std::shared_ptr<const ParameterSet> parameters) {
+            EncodedState s;
+            x.toState(spec, s);
+            std::vector<float> p;
+            PolicyNetwork(spec, std::move(parameters)).probabilities(s, p);
+            return (p[size_t(3 * row)] + p[size_t(3 * row + 1)] + p[size_t(3 * row + 2)]) /
+                   (1.0 - p.back());
+        };
+        const auto order = [&](std::shared_ptr<const ParameterSet> parameters) {
+            return rowShare(wide, parameters) / rowShare(narrow, parameters);
+        };
+        const auto trained = [&](bool regret) {
+            Learner learner(spec, 1e-2, 7);
+            RlLossOptions o = splitPolicyLoss();
+            o.rowExpected = true;
+            o.rowRegret = regret;
+            for (int step = 0; step < 20; ++step)
+                learner.rlUpdate({&x}, {1.0f}, o);
+            return learner.parameters();
+        };
+        const auto initial = std::make_shared<const ParameterSet>(start);
+        const double before = order(initial), lookahead = order(trained(false)),
+                     regret = order(trained(true));
+        qInfo("share of the job with 5x the headroom over the other's: %.3f -> lookahead %.3f, "
+              "regret %.3f",
+              before, lookahead, regret);
+        QVERIFY2(lookahead > 1.5 * before,
+                 "the lookahead credit should rank the jobs by their headroom");
+        QCOMPARE(regret, before);
+
+        for (int k = 0; k < 3; ++k) { // every task of this one loses: the job is at its best
+            x.actionRet[size_t(3 * atBest + k)] = -0.2f;
+            x.actionHeadroom[size_t(3 * atBest + k)] = 0.0f;
+        }
+        const double atBestBefore = rowShare(atBest, initial),
+                     atBestAfter = rowShare(atBest, trained(true));
+        qInfo("the job at its best: share %.3f -> %.3f", atBestBefore, atBestAfter);
+        QVERIFY2(atBestAfter < 0.5 * atBestBefore,
+                 "the regret should move the policy off the job at its best");
+
+        // The option runs end to end for dl2-plus and is recorded.
+        QTemporaryDir dir;
+        RlOptions plus = tenUpdatesOnSmall(spec);
+        plus.kind = PolicyKind::Dl2Plus;
+        plus.rowCredit = "regret-stop";
+        QVERIFY(
+            refusal(plus).contains(QStringLiteral("--row-credit regret-stop credits every task")));
+        plus.taskMarginal = "added";
+        const std::optional<TrainingInfo> recorded = recordOfRun(plus, dir, "regret.dl2ckpt");
+        QVERIFY(recorded);
+        QCOMPARE(recorded->rowCredit, std::string("regret-stop"));
+        QVERIFY(recipeShows(*recorded, "row_credit", "regret-stop"));
     }
 
     // --kind-credit every-row: each window row's own worker/PS/bundle mix is credited with the
@@ -1083,7 +1176,8 @@ private Q_SLOTS:
         RlOptions o = tenUpdatesOnSmall(spec);
         o.taskMarginal = "added";
         o.kindCredit = "every-row";
-        QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected, expected-stop, lookahead-stop or window-stop")));
+        QVERIFY(refusal(o).contains(QStringLiteral("it needs --row-credit expected, expected-stop, "
+                                                   "lookahead-stop, window-stop or regret-stop")));
         o.rowCredit = "expected-stop";
         const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "every-row.dl2ckpt");
         QVERIFY(recorded);
