@@ -244,7 +244,7 @@ private:
     bool m_kindBalanced = false; // kind credit "expected-balanced"
     bool m_kindEveryRow = false; // kind credit "every-row"
     bool m_rowExpected = false;  // row credit other than "sampled"
-    bool m_stopExpected = false; // row credit "expected-stop", "lookahead-stop" or "window-stop"
+    bool m_stopExpected = false; // row credit "expected-stop", "lookahead-stop", "window-stop" or "regret-stop"
     bool m_rowLookahead = false; // row credit "lookahead-stop", "window-stop" or "regret-stop"
     bool m_rowRegret = false;    // row credit "regret-stop"
     bool m_rowWindow = false;    // row credit "window-stop"
