@@ -487,7 +487,14 @@ void TestTrainingPage::formBecomesTheCommand()
     row->setCurrentIndex(row->findData(QStringLiteral("window-stop")));
     QVERIFY(stopBest->isEnabled());
     line = startAndReadArguments();
-    QVERIFY2(line.contains(QStringLiteral("--row-credit window-stop --row-scale decision --stop-credit best")),
+    QVERIFY2(line.contains(QStringLiteral(
+                 "--row-credit window-stop --row-scale decision --stop-credit best")),
+             qPrintable(line));
+    row->setCurrentIndex(row->findData(QStringLiteral("regret-stop")));
+    QVERIFY(stopBest->isEnabled());
+    line = startAndReadArguments();
+    QVERIFY2(line.contains(QStringLiteral(
+                 "--row-credit regret-stop --row-scale decision --stop-credit best")),
              qPrintable(line));
     row->setCurrentIndex(row->findData(QStringLiteral("expected")));
     QVERIFY(!stopBest->isEnabled() && rowScale->isEnabled());
