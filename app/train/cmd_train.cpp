@@ -60,7 +60,7 @@ void addCommonTrainOptions(QCommandLineParser &p)
     p.addOption({opt("train-seed-base"), opt("First training trace seed (default 1000)."), opt("N"), opt("1000")});
     p.addOption({opt("validate-every"), opt("Validate every N updates."), opt("N")});
     p.addOption({opt("threads"), opt("Threads for validation runs (default 1)."), opt("N"), opt("1")});
-    p.addOption({opt("lr"), opt("Adam learning rate (default: SL 0.005, actor-critic 1e-4, ES 0.02)."), opt("X")});
+    p.addOption({opt("lr"), opt("Learning rate: Adam's step (default: SL 0.005, actor-critic 1e-4, ES 0.02), or with --optimizer sgd the gradient's factor."), opt("X")});
     p.addOption({opt("batch"), opt("Batch size (default 256)."), opt("N"), opt("256")});
     p.addOption({opt("buffer"), opt("Sample / replay buffer size (default 8192)."), opt("N"), opt("8192")});
     p.addOption({opt("hidden"), opt("Hidden layer sizes H1,H2 (fresh networks)."), opt("H1,H2")});
@@ -479,6 +479,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("discount"), opt("Bootstrap across slots with this x V(next slot) (default 0 = the reference's per-slot return); with --credit episode or episode-job, the discount of the return (default 1)."), opt("X")});
     p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 200)."), opt("N")});
     p.addOption({opt("value-lr"), opt("Adam learning rate of the value network (its own optimizer; default 1e-3)."), opt("X")});
+    p.addOption({opt("optimizer"), opt("The policy's optimizer: adam (default, the reference's: every weight steps by about --lr, whatever its gradient) or sgd (beyond the paper: plain gradient descent, each weight steps by --lr x its gradient, so weights whose gradient is mostly noise hardly move; try --lr 1e-3). The value network keeps its Adam."), opt("NAME")});
     p.addOption({opt("credit"), opt("split (default: stop-or-continue from the slot return, the task from its counterfactual return), slot (the paper: every decision gets the slot return), episode (--envs rollouts of one trace to its end per update; a decision gets its rollout's JCT still to come minus the rollouts' mean from its slot: an input-dependent baseline, no critic, no replay) or episode-job (the same rollouts; the choice of task is credited with its job's completion slot against that job's mean over the rollouts) or vine (a trunk rollout advances a slot per update; --envs branches replay that slot with their own random numbers and play on with common ones; every decision of the slot gets its branch's JCT still to come minus the branches' mean)."), opt("NAME"), opt("split")});
     p.addOption({opt("keep"), opt("--credit episode or episode-job: share of the decisions trained on (default 0.01; a dl2-reference rollout makes about 70,000)."), opt("X")});
     p.addOption({opt("horizon"), opt("--credit vine: slots each branch plays after the branch slot (default 0 = to the end of the trace)."), opt("N")});
@@ -543,6 +544,11 @@ int runRl(const QStringList &args)
             o.criticWarmup = parsePositiveInt(p, opt("critic-warmup"), 0, 100000000);
         if (p.isSet(opt("value-lr")))
             o.valueLearningRate = parseDouble(p, opt("value-lr"), 1e-9, 10.0);
+        if (p.isSet(opt("optimizer"))) {
+            o.optimizer = p.value(opt("optimizer")).toStdString();
+            if (o.optimizer != "adam" && o.optimizer != "sgd")
+                throw Error("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
+        }
         o.credit = p.value(opt("credit")).toStdString();
         checkCredit(o.credit);
         if (p.isSet(opt("keep"))) {
@@ -616,6 +622,8 @@ int runRl(const QStringList &args)
             throw Error("--algorithm: expected actor-critic or es, got '" + o.algorithm + "'");
         if (o.algorithm == "es" && !p.isSet(opt("lr")))
             o.learningRate = 0.02;
+        if (o.algorithm == "es" && p.isSet(opt("optimizer")))
+            throw Error("--optimizer applies to the actor-critic: es takes Adam steps along its ranked directions");
         if (p.isSet(opt("es-pairs")))
             o.esPairs = parsePositiveInt(p, opt("es-pairs"), 1, 10000);
         if (p.isSet(opt("es-traces")))

@@ -231,6 +231,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_tie_init(info.tieInit);
     h->set_type_step_scale(info.typeStepScale);
     h->set_count_step_scale(info.countStepScale);
+    h->set_optimizer(info.optimizer);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -403,6 +404,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.tieInit = h.tie_init();
     i.typeStepScale = h.type_step_scale() > 0.0 ? h.type_step_scale() : 1.0;
     i.countStepScale = h.count_step_scale() > 0.0 ? h.count_step_scale() : 1.0;
+    i.optimizer = h.optimizer();
     // Files from before the field (and before weights_encoding): an actor-critic file past its
     // first update had a trained value network unless the run had no critic (the no-value
     // ablation, a credit by whole rollouts); of the others nothing says so.

@@ -457,18 +457,28 @@ struct Learner::Impl
     ActorCritic model{nullptr};
     std::unique_ptr<torch::optim::Adam> optimizer;      // policy network
     std::unique_ptr<torch::optim::Adam> valueOptimizer; // value network
+    // setPlainGradientDescent: the policy steps by SGD instead (`optimizer` then keeps no state).
+    std::unique_ptr<torch::optim::SGD> sgd;
+    double policyLr = 0.0;
     bool multiLabel = false;
     GradientReducer reducer;
     ActorCritic reference{nullptr}; // frozen policy of the KL trust region
     bool tied = false;              // setTiedWindow
     std::vector<TieClasses> tie;    // per policy parameter, in registration order
 
+    torch::optim::Optimizer &policyOptimizer()
+    {
+        if (sgd)
+            return *sgd;
+        return *optimizer;
+    }
+
     // The policy optimizer's step; while tied, on the class means of the gradients (so
     // tied weights stay tied), with the pooled weights' steps scaled (TieClasses::stepScale).
     void tiedStep()
     {
         if (!tied) {
-            optimizer->step();
+            policyOptimizer().step();
             return;
         }
         torch::NoGradGuard guard;
@@ -479,7 +489,7 @@ struct Learner::Impl
                 params[k].mutable_grad().copy_(classMeans(tie[k], params[k].grad()));
             before.push_back(params[k].clone());
         }
-        optimizer->step();
+        policyOptimizer().step();
         // Back onto the class means: equal gradients give equal steps but for the last bit.
         for (size_t k = 0; k < params.size(); ++k)
             params[k].copy_(classMeans(tie[k], before[k] + (params[k] - before[k]) * tie[k].stepScale.view_as(params[k])));
@@ -517,6 +527,7 @@ struct Learner::Impl
 
     void makeOptimizers(double lr, double valueLr)
     {
+        policyLr = lr;
         optimizer = std::make_unique<torch::optim::Adam>(policyParameters(model),
                                                          torch::optim::AdamOptions(lr));
         valueOptimizer = std::make_unique<torch::optim::Adam>(
@@ -690,7 +701,7 @@ double Learner::slUpdate(const std::vector<const Sample *> &samples)
 {
     if (samples.empty()) {
         if (m_impl->reducer) { // a zero gradient, so the other ranks' step goes on
-            m_impl->optimizer->zero_grad();
+            m_impl->policyOptimizer().zero_grad();
             m_impl->reduce(policyParameters(m_impl->model));
             m_impl->tiedStep(); // the step every rank takes, tied or not
         }
@@ -701,7 +712,7 @@ double Learner::slUpdate(const std::vector<const Sample *> &samples)
     torch::Tensor logits;
     auto [logp, value] = forward(m_impl->model, b, false, &logits);
     auto loss = slCrossEntropy(logp, b, m_impl->multiLabel, logits);
-    m_impl->optimizer->zero_grad();
+    m_impl->policyOptimizer().zero_grad();
     loss.backward();
     m_impl->reduce(policyParameters(m_impl->model));
     m_impl->tiedStep();
@@ -726,7 +737,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     if (samples.empty()) {
         if (m_impl->reducer) { // a zero gradient, so the other ranks' steps go on
             if (o.policyWeight > 0) {
-                m_impl->optimizer->zero_grad();
+                m_impl->policyOptimizer().zero_grad();
                 m_impl->reduce(policyParameters(m_impl->model));
                 torch::nn::utils::clip_grad_norm_(policyParameters(m_impl->model), 10.0);
                 m_impl->tiedStep();
@@ -906,7 +917,7 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     if (o.policyWeight > 0) {
         auto loss = float(o.policyWeight) *
                     (policyLoss - bonus + float(o.klWeight) * kl);
-        m_impl->optimizer->zero_grad();
+        m_impl->policyOptimizer().zero_grad();
         loss.backward();
         m_impl->reduce(policyParameters(m_impl->model));
         torch::nn::utils::clip_grad_norm_(policyParameters(m_impl->model), 10.0);
@@ -930,6 +941,17 @@ RlUpdateStats Learner::rlUpdate(const std::vector<const Sample *> &samples,
     auto t = taskAdv.contiguous();
     stats.taskAdvantages.assign(t.data_ptr<float>(), t.data_ptr<float>() + B);
     return stats;
+}
+
+void Learner::setPlainGradientDescent()
+{
+    if (m_impl->sgd)
+        return;
+    m_impl->sgd = std::make_unique<torch::optim::SGD>(policyParameters(m_impl->model),
+                                                      torch::optim::SGDOptions(m_impl->policyLr));
+    // Adam moments a checkpoint brought are no longer stepped by, nor written back.
+    m_impl->optimizer = std::make_unique<torch::optim::Adam>(
+        policyParameters(m_impl->model), torch::optim::AdamOptions(m_impl->policyLr));
 }
 
 void Learner::setReference(const ParameterSet &parameters)

@@ -1,7 +1,8 @@
 #pragma once
-// The trainable side of a policy: libtorch modules (policy + value network) and their Adam
-// optimizer behind a torch-free interface. Only learner.cpp includes <torch/torch.h>; it is
-// part of dl2training, which only dl2-train (and the training tests) link.
+// The trainable side of a policy: libtorch modules (policy + value network) and their
+// optimizers (Adam; the policy's can be plain gradient descent) behind a torch-free
+// interface. Only learner.cpp includes <torch/torch.h>; it is part of dl2training, which only
+// dl2-train (and the training tests) link.
 
 #include "checkpoint.h"
 #include "experience.h"
@@ -138,6 +139,14 @@ public:
     // slUpdate/rlUpdate on an empty batch still take part, with a zero gradient.
     using GradientReducer = std::function<void(std::vector<float> &gradient)>;
     void setGradientReducer(GradientReducer reducer);
+    // The policy steps by plain gradient descent (the gradient times the learning rate, after
+    // the clipping and the tied window's class means) instead of Adam; the value network keeps
+    // its Adam. Adam steps every weight by about the learning rate whatever the size of its
+    // gradient, so weights whose gradient is mostly noise random-walk as fast as those with
+    // signal; gradient descent steps each by its gradient (core/learning/README.md, "What
+    // drifts and where it ends"). Adam moments loaded from a checkpoint are dropped, and
+    // archive() then holds none for the policy.
+    void setPlainGradientDescent();
     // Freezes these weights as the reference policy of RlLossOptions::klWeight.
     void setReference(const ParameterSet &parameters);
     // A copy of the current weights for torch-free inference.

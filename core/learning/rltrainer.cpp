@@ -376,11 +376,21 @@ void ActorCritic::loadNetworks()
     }
     if (o.typeStepScale != 1.0 || o.countStepScale != 1.0)
         m_learner->setTypeStepScale(o.typeStepScale, o.countStepScale);
+    if (o.optimizer == "sgd")
+        m_learner->setPlainGradientDescent();
+    else if (o.optimizer != "adam")
+        throw Error("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
     if (o.klWeight > 0)
         m_learner->setReference(warmUp ? *warmUp : *m_learner->parameters());
+    // A resumed run validates as it did: without --decode it keeps its decoding, and another
+    // one would make its best-so-far incomparable.
+    if (!o.resume.empty() && o.decode && *o.decode != m_spec.decode)
+        throw Error(o.resume + ": the run was validated with --decode " + toString(m_spec.decode) +
+                    ", this one with --decode " + toString(*o.decode) +
+                    "; a resumed run keeps its decoding");
     if (o.decode)
         m_spec.decode = *o.decode;
-    else if (m_spec.kind == PolicyKind::Dl2)
+    else if (m_spec.kind == PolicyKind::Dl2 && o.resume.empty())
         m_spec.decode = Decode::Sample;
 }
 
@@ -587,6 +597,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.rowScale = o.rowScale;
     info.stopCredit = o.stopCredit;
     info.valueLearningRate = o.valueLearningRate;
+    info.optimizer = o.optimizer;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;
     info.kindEpsilon = o.kindEpsilon;

@@ -111,6 +111,9 @@ struct RlOptions
     double discount = 0.0;
     double importanceClip = 0.0;
     double valueLearningRate = 1e-3;
+    // The policy's optimizer: "adam" (default, the reference's) or "sgd" (plain gradient
+    // descent, Learner::setPlainGradientDescent; the value network keeps its Adam).
+    std::string optimizer = "adam";
     std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline), "vine"
     std::string taskCredit = "progress"; // split: the task's counterfactual progress, "remaining" or "time" (taskGain)
     // split: where the task's counterfactual is taken: "final" (leave it out of its job's final

@@ -411,6 +411,31 @@ private Q_SLOTS:
                                                "the run, remaining here) differ")),
                  qPrintable(r.err));
         QVERIFY(QDir(m_dir.path()).entryList({QStringLiteral("ac8o*")}, QDir::Files).isEmpty());
+        // So is the policy's optimizer, shown only where it is not Adam.
+        r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("8"),
+                                   QStringLiteral("--optimizer"), QStringLiteral("sgd"),
+                                   QStringLiteral("--resume"), path(QStringLiteral("ac4.dl2ckpt")),
+                                   QStringLiteral("-o"), path(QStringLiteral("ac8s.dl2ckpt"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(
+            r.err.contains(QStringLiteral("--optimizer (not set in the run, sgd here) differs")),
+            qPrintable(r.err));
+        // And the decoding its validation figures were measured with: without --decode the
+        // resumed run keeps it (above), another is refused.
+        const QString other = four.spec.decode == Decode::Greedy ? QStringLiteral("sample")
+                                                                 : QStringLiteral("greedy");
+        r = train(ac + QStringList{QStringLiteral("--steps"), QStringLiteral("8"),
+                                   QStringLiteral("--decode"), other, QStringLiteral("--resume"),
+                                   path(QStringLiteral("ac4.dl2ckpt")), QStringLiteral("-o"),
+                                   path(QStringLiteral("ac8d.dl2ckpt"))});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(
+                     QStringLiteral("this one with --decode %1; a resumed run keeps its decoding")
+                         .arg(other)),
+                 qPrintable(r.err));
+        QCOMPARE(
+            readCheckpoint(path(QStringLiteral("ac8a.dl2ckpt.resume")).toStdString()).spec.decode,
+            four.spec.decode);
         r = train(es() + QStringList{QStringLiteral("--steps"), QStringLiteral("4"), QStringLiteral("--es-sigma"),
                                      QStringLiteral("0.5"), QStringLiteral("--resume"), path(QStringLiteral("part.dl2ckpt")),
                                      QStringLiteral("-o"), path(QStringLiteral("rest-sigma.dl2ckpt"))});

@@ -1116,6 +1116,70 @@ private Q_SLOTS:
         QVERIFY(recipeShows(*recorded, "row_credit", "regret-stop"));
     }
 
+    // --optimizer sgd: the policy steps by the learning rate times its gradient, where Adam's
+    // first step is about the learning rate on every weight whatever the gradient's size. The
+    // same decision is trained once with its credit at full size and once at a tenth: under
+    // gradient descent the policy moves a tenth as far, under Adam as far.
+    void plainGradientDescentStepsByTheGradient()
+    {
+        PolicySpec spec = defaultSpec(PolicyKind::Dl2Plus, 20, 8);
+        spec.decode = Decode::Sample;
+        const ParameterSet start = initialParameters(spec, 7);
+        const std::vector<Sample> seen = dl2PlusDecisions(spec, start);
+        const auto found = std::find_if(seen.begin(), seen.end(),
+                                        [](const Sample &x) { return fullRows(x).size() >= 2; });
+        QVERIFY2(found != seen.end(),
+                 "no decision in 6 slots with 2 jobs in view that allow every task");
+        Sample x = *found;
+        x.ret = 0.0f;
+        x.actionRet.assign(size_t(3 * x.rows), 0.0f);
+        x.actionRet[size_t(3 * fullRows(x)[0])] = 1.0f; // one job's worker gains
+        // How far one update moves the policy network (the value network is not trained).
+        const auto moved = [&](bool sgd, double scale) {
+            Learner learner(spec, 1e-3, 7);
+            if (sgd)
+                learner.setPlainGradientDescent();
+            RlLossOptions o = splitPolicyLoss();
+            o.rowExpected = true;
+            o.taskAdvantageScale = scale;
+            learner.rlUpdate({&x}, {1.0f}, o);
+            const auto after = learner.parameters();
+            double squares = 0.0;
+            for (const auto &[name, tensor] : start) {
+                if (name.rfind("value", 0) == 0)
+                    continue;
+                const std::vector<float> &now = after->at(name).data;
+                for (size_t i = 0; i < now.size(); ++i)
+                    squares += double(now[i] - tensor.data[i]) * double(now[i] - tensor.data[i]);
+            }
+            return std::sqrt(squares);
+        };
+        const double sgdFull = moved(true, 1.0), sgdTenth = moved(true, 0.1);
+        const double adamFull = moved(false, 1.0), adamTenth = moved(false, 0.1);
+        qInfo("policy moved by one update, credit at full size / a tenth: gradient descent %.3g / "
+              "%.3g, Adam %.3g / %.3g",
+              sgdFull, sgdTenth, adamFull, adamTenth);
+        QVERIFY(sgdFull > 0.0 && adamFull > 0.0);
+        QVERIFY2(std::abs(sgdTenth / sgdFull - 0.1) < 0.01,
+                 qPrintable(QString::number(sgdTenth / sgdFull)));
+        QVERIFY2(std::abs(adamTenth / adamFull - 1.0) < 0.05,
+                 qPrintable(QString::number(adamTenth / adamFull)));
+
+        // End to end: recorded, shown in the recipe, and an unknown optimizer refused.
+        QTemporaryDir dir;
+        RlOptions o = tenUpdatesOnSmall(spec);
+        o.kind = PolicyKind::Dl2Plus;
+        o.optimizer = "sgd";
+        o.learningRate = 1e-3;
+        const std::optional<TrainingInfo> recorded = recordOfRun(o, dir, "sgd.dl2ckpt");
+        QVERIFY(recorded);
+        QCOMPARE(recorded->optimizer, std::string("sgd"));
+        QVERIFY(recipeShows(*recorded, "optimizer", "sgd"));
+        o.optimizer = "rmsprop";
+        QVERIFY(refusal(o).contains(
+            QStringLiteral("--optimizer: expected adam or sgd, got 'rmsprop'")));
+    }
+
     // --kind-credit every-row: each window row's own worker/PS/bundle mix is credited with the
     // row's gains at every decision, on top of the row credit, whose all-actions gradient
     // reaches a row only as much as the policy is likely to pick it. One row's worker gains 1,
