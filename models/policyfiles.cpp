@@ -74,6 +74,11 @@ QString describeTraining(const QString &checkpoint)
                                                               : QStringLiteral("step"),
                           locale.toString(t.step));
     QStringList options;
+    // How the policy decides when deployed, and so how its validation figure was measured
+    // (the checkpoint's own setting, not a trainer option: `dl2 policy show` prints it too).
+    if (trainer != QLatin1String("init"))
+        options << QStringLiteral("decode <b>%1</b>")
+                       .arg(QString::fromLatin1(dl2::toString(c.spec.decode)));
     for (const auto &[key, value] : dl2::trainingRecipe(t)) {
         QString shown;
         if (value.isBool())

@@ -81,6 +81,10 @@ QStringList TrainingRequest::arguments() const
             if (countStepScale != 1.0)
                 a << QStringLiteral("--count-step-scale") << QString::number(countStepScale);
         }
+        if (optimizer != QLatin1String("adam"))
+            a << QStringLiteral("--optimizer") << optimizer;
+        if (learningRate > 0.0)
+            a << QStringLiteral("--lr") << QString::number(learningRate, 'g', 12);
         if (control)
             a << QStringLiteral("--control");
     }

@@ -62,6 +62,11 @@ struct TrainingRequest
     // count bits' weights take these times Adam's step (`--type-step-scale`,
     // `--count-step-scale`); passed only when not 1.
     double typeStepScale = 1.0, countStepScale = 1.0;
+    // rl: the policy's optimizer, "adam" (the paper's) or "sgd" (plain gradient descent,
+    // `--optimizer sgd`), and the learning rate (`--lr`; 0: the trainer's default); passed
+    // only when not the default.
+    QString optimizer = QStringLiteral("adam");
+    double learningRate = 0.0;
     int steps = 200;
     int validateEvery = 20;
     QString validationSeeds = QStringLiteral("100-104");

@@ -13,6 +13,7 @@
 #include <QComboBox>
 #include <QDateTime>
 #include <QDir>
+#include <QDoubleValidator>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -20,6 +21,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPointer>
 #include <QProgressBar>
 #include <QPushButton>
@@ -358,6 +360,24 @@ QWidget *TrainingPage::buildControls()
            "beyond the paper). Stop ends the slot for every job, so a policy that favours a "
            "task past its job's best is taught to pick another task, not to stop the others "
            "short"));
+    m_optimizer = new QComboBox(train);
+    m_optimizer->setObjectName(QStringLiteral("trainingOptimizer"));
+    m_optimizer->addItem(tr("Adam (the paper's)"), QStringLiteral("adam"));
+    m_optimizer->addItem(tr("gradient descent"), QStringLiteral("sgd"));
+    m_optimizer->setToolTip(
+        tr("How the actor-critic steps the policy (--optimizer). Adam moves every weight by "
+           "about the learning rate whatever its gradient, so weights whose gradient is mostly "
+           "noise drift as fast as the others; gradient descent moves each by the learning rate "
+           "times its gradient (beyond the paper; try 1e-3). The value network keeps its Adam"));
+    m_learningRate = new QLineEdit(train);
+    m_learningRate->setObjectName(QStringLiteral("trainingLearningRate"));
+    m_learningRate->setPlaceholderText(tr("the trainer's (1e-4)"));
+    auto *rate = new QDoubleValidator(1e-9, 1.0, 12, m_learningRate);
+    rate->setNotation(QDoubleValidator::ScientificNotation);
+    rate->setLocale(QLocale::c()); // as the trainer reads it: 1e-4, 0.001
+    m_learningRate->setValidator(rate);
+    m_learningRate->setToolTip(tr("The actor-critic's learning rate (--lr; with SL first, the "
+                                  "RL stage's); empty: the trainer's default, 1e-4"));
     m_init = new QLineEdit(train);
     m_init->setObjectName(QStringLiteral("trainingInit"));
     m_init->setPlaceholderText(tr("fresh network"));
@@ -399,6 +419,8 @@ QWidget *TrainingPage::buildControls()
     form->addRow(QString(), m_stopBest);
     form->addRow(tr("Type's step"), m_typeStep);
     form->addRow(tr("Counts' step"), m_countStep);
+    form->addRow(tr("Policy steps by"), m_optimizer);
+    form->addRow(tr("Learning rate"), m_learningRate);
     form->addRow(tr("Start from"), initRow);
     form->addRow(tr("Warm-up updates"), m_warmup);
     form->addRow(tr("Updates"), m_steps);
@@ -769,6 +791,17 @@ bool TrainingPage::startTraining()
         r.typeStepScale = m_typeStep->value();
     if (m_countStep->isEnabled())
         r.countStepScale = m_countStep->value();
+    if (m_optimizer->isEnabled())
+        r.optimizer = m_optimizer->currentData().toString();
+    if (m_learningRate->isEnabled() && !m_learningRate->text().trimmed().isEmpty()) {
+        if (!m_learningRate->hasAcceptableInput()) {
+            m_status->setText(
+                tr("Learning rate: expected a number in (0, 1] such as 1e-4, got '%1'")
+                    .arg(m_learningRate->text()));
+            return false;
+        }
+        r.learningRate = QLocale::c().toDouble(m_learningRate->text().trimmed());
+    }
     r.steps = m_steps->value();
     r.validateEvery = std::min(m_validateEvery->value(), m_steps->value());
     r.validationSeeds = m_seeds->text().trimmed();
@@ -784,6 +817,8 @@ bool TrainingPage::startTraining()
     sl.algorithm = QStringLiteral("sl");
     sl.extraArguments << tieInit;
     sl.init.clear();
+    sl.optimizer = QStringLiteral("adam"); // the trainer's SL has no --optimizer
+    sl.learningRate = 0.0;                 // the SL stage keeps its own default
     sl.steps = m_warmup->value();
     sl.validateEvery = std::min(m_validateEvery->value(), sl.steps);
     return startTraining(sl, r);
@@ -967,6 +1002,8 @@ void TrainingPage::updateControls()
     m_exploration->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_taskCredit->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_withControl->setEnabled(algorithm != QLatin1String("sl") && !running);
+    m_optimizer->setEnabled(algorithm != QLatin1String("sl") && !running);
+    m_learningRate->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
     const bool fresh = pipeline || m_init->text().trimmed().isEmpty();

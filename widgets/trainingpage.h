@@ -130,9 +130,10 @@ private:
     QLabel *m_fileLabel, *m_compareLabel, *m_recipe, *m_summary, *m_status, *m_command;
     QCheckBox *m_follow, *m_withControl, *m_tieWindow, *m_rowPerDecision, *m_stopBest;
     QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_labels, *m_exploration,
-        *m_taskCredit, *m_kindCredit, *m_rowCredit, *m_refScenario, *m_tieInit, *m_counts;
+        *m_taskCredit, *m_kindCredit, *m_rowCredit, *m_refScenario, *m_tieInit, *m_counts,
+        *m_optimizer;
     QDoubleSpinBox *m_typeStep, *m_countStep;
-    QLineEdit *m_init, *m_seeds, *m_refSeeds;
+    QLineEdit *m_init, *m_seeds, *m_refSeeds, *m_learningRate;
     QSpinBox *m_window, *m_warmup, *m_steps, *m_validateEvery;
     QPushButton *m_start, *m_cancel, *m_compareClear;
     QProgressBar *m_progress;

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void formBecomesTheCommand();
     void tiedStartOnlyForTheWarmUp();
     void countsAndStepScalesOfTheTiedRecipe();
+    void optimizerAndLearningRateForTheActorCritic();
     void probesWhatACheckpointLearntOfTypes();
     void probeErrorsNameTheFile();
     void startAndCancelRealTraining();
@@ -364,9 +365,10 @@ void TestTrainingPage::recipeOfTheShippedWindow60Policy()
                          QStringLiteral("/resources/policies/dl2-reference-window60.dl2ckpt");
     QVERIFY2(QFileInfo::exists(file), qPrintable(file));
     const QString recipe = describeTraining(file);
-    for (const char *part : {"Supervised (SL), dl2 (window 60, per-type count features) on dl2-reference",
-                             "teacher best-config-window-25", "teacher order <b>random-jobs</b>",
-                             "tie window <b>all</b>", "labels <b>set</b>"})
+    for (const char *part :
+         {"Supervised (SL), dl2 (window 60, per-type count features) on dl2-reference",
+          "teacher best-config-window-25", "teacher order <b>random-jobs</b>",
+          "tie window <b>all</b>", "labels <b>set</b>", "decode <b>greedy</b>"})
         QVERIFY2(recipe.contains(QLatin1String(part)), qPrintable(recipe));
     // A scalar-count dl2 says only its window.
     const QString plain = describeTraining(qEnvironmentVariable("DL2_SOURCE_DIR") +
@@ -683,6 +685,57 @@ void TestTrainingPage::tiedStartOnlyForTheWarmUp()
                  lines[1].contains(QStringLiteral("--tie-window")) &&
                  !lines[1].contains(QStringLiteral("--tie-init")),
              qPrintable(lines[1]));
+}
+
+// The policy's optimizer and learning rate go to the actor-critic (with SL first, to its RL
+// stage only: the SL trainer has no --optimizer and its own default rate); a rate the trainer
+// would refuse is refused on the page, and nothing starts.
+void TestTrainingPage::optimizerAndLearningRateForTheActorCritic()
+{
+    QTemporaryDir dir;
+    TrainingPage page(nullptr);
+    page.setScenarios({QStringLiteral("dl2-small")});
+    useRecordingTrainer(page, dir);
+    page.show();
+    auto *algorithm = page.findChild<QComboBox *>(QStringLiteral("trainingAlgorithm"));
+    auto *optimizer = page.findChild<QComboBox *>(QStringLiteral("trainingOptimizer"));
+    auto *rate = page.findChild<QLineEdit *>(QStringLiteral("trainingLearningRate"));
+    auto *status = page.findChild<QLabel *>(QStringLiteral("trainingStatus"));
+    QVERIFY(algorithm && optimizer && rate && status);
+    QCOMPARE(algorithm->currentData().toString(), QStringLiteral("sl+rl"));
+    QVERIFY(optimizer->isEnabled() && rate->isEnabled());
+    // The defaults pass nothing.
+    QStringList lines = bothStagesArguments(page, dir);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(!lines.join(QLatin1Char('\n')).contains(QStringLiteral("--optimizer")) &&
+                 !lines.join(QLatin1Char('\n')).contains(QStringLiteral("--lr")),
+             qPrintable(lines.join(QLatin1Char('\n'))));
+    QFile::remove(dir.filePath(QStringLiteral("args.txt")));
+    optimizer->setCurrentIndex(optimizer->findData(QStringLiteral("sgd")));
+    rate->setText(QStringLiteral("1e-3"));
+    lines = bothStagesArguments(page, dir);
+    QCOMPARE(lines.size(), 2);
+    QVERIFY2(lines[0].startsWith(QStringLiteral("sl ")) &&
+                 !lines[0].contains(QStringLiteral("--optimizer")) &&
+                 !lines[0].contains(QStringLiteral("--lr")),
+             qPrintable(lines[0]));
+    QVERIFY2(lines[1].startsWith(QStringLiteral("rl ")) &&
+                 lines[1].contains(QStringLiteral("--optimizer sgd --lr 0.001")),
+             qPrintable(lines[1]));
+    QCOMPARE(page.run()->request().optimizer, QStringLiteral("sgd"));
+    QCOMPARE(page.run()->request().learningRate, 1e-3);
+    // A rate out of range is named, and no run starts.
+    QFile::remove(dir.filePath(QStringLiteral("args.txt")));
+    rate->setText(QStringLiteral("0"));
+    QVERIFY(!page.startTraining());
+    QVERIFY2(
+        status->text().contains(QStringLiteral("Learning rate: expected a number in (0, 1]")) &&
+            status->text().contains(QStringLiteral("got '0'")),
+        qPrintable(status->text()));
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("args.txt"))));
+    // SL alone has neither.
+    algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("sl")));
+    QVERIFY(!optimizer->isEnabled() && !rate->isEnabled());
 }
 
 // The recipe of the best actor-critic from a DRF warm-up, from the form: per-type counts for
