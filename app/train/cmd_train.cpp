@@ -479,6 +479,7 @@ int runRl(const QStringList &args)
     p.addOption({opt("discount"), opt("Bootstrap across slots with this x V(next slot) (default 0 = the reference's per-slot return); with --credit episode or episode-job, the discount of the return (default 1)."), opt("X")});
     p.addOption({opt("critic-warmup"), opt("Updates that train only the value network first (default 200)."), opt("N")});
     p.addOption({opt("value-lr"), opt("Adam learning rate of the value network (its own optimizer; default 1e-3)."), opt("X")});
+    p.addOption({opt("lr-anneal"), opt("The policy's learning rate over the run: constant (default, the reference's) or linear (beyond the paper: from --lr at the actor's first update down towards 0 at the last, so the steps that drift a policy past its best shrink; a resume that grows --steps stretches it)."), opt("NAME")});
     p.addOption({opt("optimizer"), opt("The policy's optimizer: adam (default, the reference's: every weight steps by about --lr, whatever its gradient) or sgd (beyond the paper: plain gradient descent, each weight steps by --lr x its gradient, so weights whose gradient is mostly noise hardly move; try --lr 1e-3). The value network keeps its Adam."), opt("NAME")});
     p.addOption({opt("credit"), opt("split (default: stop-or-continue from the slot return, the task from its counterfactual return), slot (the paper: every decision gets the slot return), episode (--envs rollouts of one trace to its end per update; a decision gets its rollout's JCT still to come minus the rollouts' mean from its slot: an input-dependent baseline, no critic, no replay) or episode-job (the same rollouts; the choice of task is credited with its job's completion slot against that job's mean over the rollouts) or vine (a trunk rollout advances a slot per update; --envs branches replay that slot with their own random numbers and play on with common ones; every decision of the slot gets its branch's JCT still to come minus the branches' mean)."), opt("NAME"), opt("split")});
     p.addOption({opt("keep"), opt("--credit episode or episode-job: share of the decisions trained on (default 0.01; a dl2-reference rollout makes about 70,000)."), opt("X")});
@@ -544,6 +545,11 @@ int runRl(const QStringList &args)
             o.criticWarmup = parsePositiveInt(p, opt("critic-warmup"), 0, 100000000);
         if (p.isSet(opt("value-lr")))
             o.valueLearningRate = parseDouble(p, opt("value-lr"), 1e-9, 10.0);
+        if (p.isSet(opt("lr-anneal"))) {
+            o.lrAnneal = p.value(opt("lr-anneal")).toStdString();
+            if (o.lrAnneal != "constant" && o.lrAnneal != "linear")
+                throw Error("--lr-anneal: expected constant or linear, got '" + o.lrAnneal + "'");
+        }
         if (p.isSet(opt("optimizer"))) {
             o.optimizer = p.value(opt("optimizer")).toStdString();
             if (o.optimizer != "adam" && o.optimizer != "sgd")
@@ -622,8 +628,9 @@ int runRl(const QStringList &args)
             throw Error("--algorithm: expected actor-critic or es, got '" + o.algorithm + "'");
         if (o.algorithm == "es" && !p.isSet(opt("lr")))
             o.learningRate = 0.02;
-        if (o.algorithm == "es" && p.isSet(opt("optimizer")))
-            throw Error("--optimizer applies to the actor-critic: es takes Adam steps along its ranked directions");
+        if (o.algorithm == "es" && (p.isSet(opt("optimizer")) || p.isSet(opt("lr-anneal"))))
+            throw Error(std::string(p.isSet(opt("optimizer")) ? "--optimizer" : "--lr-anneal") +
+                        " applies to the actor-critic: es takes Adam steps along its ranked directions");
         if (p.isSet(opt("es-pairs")))
             o.esPairs = parsePositiveInt(p, opt("es-pairs"), 1, 10000);
         if (p.isSet(opt("es-traces")))

@@ -232,6 +232,7 @@ std::string encodeCheckpoint(const PolicySpec &spec, const TrainingInfo &info,
     h->set_type_step_scale(info.typeStepScale);
     h->set_count_step_scale(info.countStepScale);
     h->set_optimizer(info.optimizer);
+    h->set_lr_anneal(info.lrAnneal);
     m.set_scenario(info.scenario);
     m.set_step(info.step);
     m.set_validation_avg_jct(info.validationAvgJct);
@@ -405,6 +406,7 @@ Checkpoint parseCheckpoint(const std::string &bytes, const std::string &origin,
     i.typeStepScale = h.type_step_scale() > 0.0 ? h.type_step_scale() : 1.0;
     i.countStepScale = h.count_step_scale() > 0.0 ? h.count_step_scale() : 1.0;
     i.optimizer = h.optimizer();
+    i.lrAnneal = h.lr_anneal();
     // Files from before the field (and before weights_encoding): an actor-critic file past its
     // first update had a trained value network unless the run had no critic (the no-value
     // ablation, a credit by whole rollouts); of the others nothing says so.

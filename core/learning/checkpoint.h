@@ -67,6 +67,7 @@ struct TrainingInfo
     std::string credit; // trainer "rl": "slot" or "split"
     double valueLearningRate = 0.0;
     std::string optimizer; // trainer "rl": the policy's, "adam" or "sgd" (empty: adam)
+    std::string lrAnneal;  // trainer "rl": "constant" or "linear" (empty: constant)
     int criticWarmup = 0;
     double stopEpsilon = 0.0;
     double kindEpsilon = 0.0;       // trainer "rl": RlOptions::kindEpsilon

@@ -954,6 +954,16 @@ void Learner::setPlainGradientDescent()
         policyParameters(m_impl->model), torch::optim::AdamOptions(m_impl->policyLr));
 }
 
+void Learner::setPolicyLearningRate(double lr)
+{
+    m_impl->policyLr = lr;
+    for (auto &group : m_impl->optimizer->param_groups())
+        static_cast<torch::optim::AdamOptions &>(group.options()).lr(lr);
+    if (m_impl->sgd)
+        for (auto &group : m_impl->sgd->param_groups())
+            static_cast<torch::optim::SGDOptions &>(group.options()).lr(lr);
+}
+
 void Learner::setReference(const ParameterSet &parameters)
 {
     m_impl->reference = makeModel(m_impl->spec, 1);

@@ -147,6 +147,9 @@ public:
     // drifts and where it ends"). Adam moments loaded from a checkpoint are dropped, and
     // archive() then holds none for the policy.
     void setPlainGradientDescent();
+    // The policy's learning rate from now on (Adam's or gradient descent's); the value
+    // network's is left as it is.
+    void setPolicyLearningRate(double learningRate);
     // Freezes these weights as the reference policy of RlLossOptions::klWeight.
     void setReference(const ParameterSet &parameters);
     // A copy of the current weights for torch-free inference.

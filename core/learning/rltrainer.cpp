@@ -380,6 +380,8 @@ void ActorCritic::loadNetworks()
         m_learner->setPlainGradientDescent();
     else if (o.optimizer != "adam")
         throw Error("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
+    if (o.lrAnneal != "constant" && o.lrAnneal != "linear")
+        throw Error("--lr-anneal: expected constant or linear, got '" + o.lrAnneal + "'");
     if (o.klWeight > 0)
         m_learner->setReference(warmUp ? *warmUp : *m_learner->parameters());
     // A resumed run validates as it did: without --decode it keeps its decoding, and another
@@ -598,6 +600,7 @@ TrainingInfo ActorCritic::trainingInfo() const
     info.stopCredit = o.stopCredit;
     info.valueLearningRate = o.valueLearningRate;
     info.optimizer = o.optimizer;
+    info.lrAnneal = o.lrAnneal;
     info.criticWarmup = o.criticWarmup;
     info.stopEpsilon = o.stopEpsilon;
     info.kindEpsilon = o.kindEpsilon;
@@ -1100,6 +1103,13 @@ void ActorCritic::update(long long step, Batch &b)
         m_rng.shuffle(m_loss.permutation.begin(), m_loss.permutation.end());
     }
     m_loss.policyWeight = (m_useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
+    if (o.lrAnneal == "linear" && m_loss.policyWeight > 0.0) {
+        // The actor's updates run from `first` to o.steps; the last takes 1/n of the rate.
+        const long long first = m_useValue ? std::max(1LL, (long long)o.criticWarmup + 1) : 1;
+        const double n = double(std::max(1LL, o.steps - first + 1));
+        m_learner->setPolicyLearningRate(o.learningRate *
+                                         std::max(0.0, 1.0 - double(step - first) / n));
+    }
     const RlUpdateStats st = m_learner->rlUpdate(batch, weights, m_loss);
     if (!batch.empty())
         m_scales.track(st);

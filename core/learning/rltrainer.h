@@ -114,6 +114,10 @@ struct RlOptions
     // The policy's optimizer: "adam" (default, the reference's) or "sgd" (plain gradient
     // descent, Learner::setPlainGradientDescent; the value network keeps its Adam).
     std::string optimizer = "adam";
+    // The policy's learning rate over the run: "constant" (default) or "linear" (from
+    // learningRate at the actor's first update down towards 0 at the last, as PPO
+    // implementations anneal it), so the steps that drift a policy past its best shrink.
+    std::string lrAnneal = "constant";
     std::string credit = "split"; // or "slot" (the paper), "episode", "episode-job" (input-dependent baseline), "vine"
     std::string taskCredit = "progress"; // split: the task's counterfactual progress, "remaining" or "time" (taskGain)
     // split: where the task's counterfactual is taken: "final" (leave it out of its job's final

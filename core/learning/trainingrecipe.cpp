@@ -69,6 +69,8 @@ std::vector<RecipeItem> trainingRecipe(const TrainingInfo &t)
         o.emplace_back(key("kind_entropy_weight"), t.kindEntropyWeight);
     if (!t.optimizer.empty() && t.optimizer != "adam") // likewise: runs before 2026-12-08 lack it
         o.emplace_back(key("optimizer"), text(t.optimizer));
+    if (!t.lrAnneal.empty() && t.lrAnneal != "constant")
+        o.emplace_back(key("lr_anneal"), text(t.lrAnneal));
     o.insert(o.end(),
              {{key("reward"), key(t.unfinishedJobsReward ? "unfinished" : "progress")},
               {key("exploration"), text(t.exploration, "paper")},
