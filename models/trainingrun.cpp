@@ -85,6 +85,8 @@ QStringList TrainingRequest::arguments() const
             a << QStringLiteral("--optimizer") << optimizer;
         if (learningRate > 0.0)
             a << QStringLiteral("--lr") << QString::number(learningRate, 'g', 12);
+        if (lrAnnealLinear)
+            a << QStringLiteral("--lr-anneal") << QStringLiteral("linear");
         if (control)
             a << QStringLiteral("--control");
     }

@@ -67,6 +67,8 @@ struct TrainingRequest
     // only when not the default.
     QString optimizer = QStringLiteral("adam");
     double learningRate = 0.0;
+    // rl: the learning rate falls linearly to 0 over the run (`--lr-anneal linear`).
+    bool lrAnnealLinear = false;
     int steps = 200;
     int validateEvery = 20;
     QString validationSeeds = QStringLiteral("100-104");

@@ -378,6 +378,12 @@ QWidget *TrainingPage::buildControls()
     m_learningRate->setValidator(rate);
     m_learningRate->setToolTip(tr("The actor-critic's learning rate (--lr; with SL first, the "
                                   "RL stage's); empty: the trainer's default, 1e-4"));
+    m_lrAnneal = new QCheckBox(tr("falls to 0 over the run"), train);
+    m_lrAnneal->setObjectName(QStringLiteral("trainingLrAnneal"));
+    m_lrAnneal->setToolTip(tr("The actor-critic's learning rate falls linearly from the rate above "
+                              "at its first update towards 0 at its last (--lr-anneal linear; "
+                              "beyond the paper), so the late steps that drift a policy past its "
+                              "best shrink"));
     m_init = new QLineEdit(train);
     m_init->setObjectName(QStringLiteral("trainingInit"));
     m_init->setPlaceholderText(tr("fresh network"));
@@ -421,6 +427,7 @@ QWidget *TrainingPage::buildControls()
     form->addRow(tr("Counts' step"), m_countStep);
     form->addRow(tr("Policy steps by"), m_optimizer);
     form->addRow(tr("Learning rate"), m_learningRate);
+    form->addRow(QString(), m_lrAnneal);
     form->addRow(tr("Start from"), initRow);
     form->addRow(tr("Warm-up updates"), m_warmup);
     form->addRow(tr("Updates"), m_steps);
@@ -802,6 +809,7 @@ bool TrainingPage::startTraining()
         }
         r.learningRate = QLocale::c().toDouble(m_learningRate->text().trimmed());
     }
+    r.lrAnnealLinear = m_lrAnneal->isEnabled() && m_lrAnneal->isChecked();
     r.steps = m_steps->value();
     r.validateEvery = std::min(m_validateEvery->value(), m_steps->value());
     r.validationSeeds = m_seeds->text().trimmed();
@@ -819,6 +827,7 @@ bool TrainingPage::startTraining()
     sl.init.clear();
     sl.optimizer = QStringLiteral("adam"); // the trainer's SL has no --optimizer
     sl.learningRate = 0.0;                 // the SL stage keeps its own default
+    sl.lrAnnealLinear = false;
     sl.steps = m_warmup->value();
     sl.validateEvery = std::min(m_validateEvery->value(), sl.steps);
     return startTraining(sl, r);
@@ -1004,6 +1013,7 @@ void TrainingPage::updateControls()
     m_withControl->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_optimizer->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_learningRate->setEnabled(algorithm != QLatin1String("sl") && !running);
+    m_lrAnneal->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
     const bool fresh = pipeline || m_init->text().trimmed().isEmpty();

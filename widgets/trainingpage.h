@@ -128,7 +128,7 @@ private:
     TrainingRun *m_controlRun;
     ValidationBaselines *m_baselines;
     QLabel *m_fileLabel, *m_compareLabel, *m_recipe, *m_summary, *m_status, *m_command;
-    QCheckBox *m_follow, *m_withControl, *m_tieWindow, *m_rowPerDecision, *m_stopBest;
+    QCheckBox *m_follow, *m_withControl, *m_tieWindow, *m_rowPerDecision, *m_stopBest, *m_lrAnneal;
     QComboBox *m_algorithm, *m_scenario, *m_policy, *m_teacher, *m_labels, *m_exploration,
         *m_taskCredit, *m_kindCredit, *m_rowCredit, *m_refScenario, *m_tieInit, *m_counts,
         *m_optimizer;

@@ -687,9 +687,9 @@ void TestTrainingPage::tiedStartOnlyForTheWarmUp()
              qPrintable(lines[1]));
 }
 
-// The policy's optimizer and learning rate go to the actor-critic (with SL first, to its RL
-// stage only: the SL trainer has no --optimizer and its own default rate); a rate the trainer
-// would refuse is refused on the page, and nothing starts.
+// The policy's optimizer, learning rate and its anneal go to the actor-critic (with SL first,
+// to its RL stage only: the SL trainer has no --optimizer and its own default rate); a rate
+// the trainer would refuse is refused on the page, and nothing starts.
 void TestTrainingPage::optimizerAndLearningRateForTheActorCritic()
 {
     QTemporaryDir dir;
@@ -701,7 +701,8 @@ void TestTrainingPage::optimizerAndLearningRateForTheActorCritic()
     auto *optimizer = page.findChild<QComboBox *>(QStringLiteral("trainingOptimizer"));
     auto *rate = page.findChild<QLineEdit *>(QStringLiteral("trainingLearningRate"));
     auto *status = page.findChild<QLabel *>(QStringLiteral("trainingStatus"));
-    QVERIFY(algorithm && optimizer && rate && status);
+    auto *anneal = page.findChild<QCheckBox *>(QStringLiteral("trainingLrAnneal"));
+    QVERIFY(algorithm && optimizer && rate && status && anneal);
     QCOMPARE(algorithm->currentData().toString(), QStringLiteral("sl+rl"));
     QVERIFY(optimizer->isEnabled() && rate->isEnabled());
     // The defaults pass nothing.
@@ -713,6 +714,7 @@ void TestTrainingPage::optimizerAndLearningRateForTheActorCritic()
     QFile::remove(dir.filePath(QStringLiteral("args.txt")));
     optimizer->setCurrentIndex(optimizer->findData(QStringLiteral("sgd")));
     rate->setText(QStringLiteral("1e-3"));
+    anneal->setChecked(true);
     lines = bothStagesArguments(page, dir);
     QCOMPARE(lines.size(), 2);
     QVERIFY2(lines[0].startsWith(QStringLiteral("sl ")) &&
@@ -720,10 +722,11 @@ void TestTrainingPage::optimizerAndLearningRateForTheActorCritic()
                  !lines[0].contains(QStringLiteral("--lr")),
              qPrintable(lines[0]));
     QVERIFY2(lines[1].startsWith(QStringLiteral("rl ")) &&
-                 lines[1].contains(QStringLiteral("--optimizer sgd --lr 0.001")),
+                 lines[1].contains(QStringLiteral("--optimizer sgd --lr 0.001 --lr-anneal linear")),
              qPrintable(lines[1]));
     QCOMPARE(page.run()->request().optimizer, QStringLiteral("sgd"));
     QCOMPARE(page.run()->request().learningRate, 1e-3);
+    QVERIFY(page.run()->request().lrAnnealLinear);
     // A rate out of range is named, and no run starts.
     QFile::remove(dir.filePath(QStringLiteral("args.txt")));
     rate->setText(QStringLiteral("0"));
@@ -735,7 +738,7 @@ void TestTrainingPage::optimizerAndLearningRateForTheActorCritic()
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("args.txt"))));
     // SL alone has neither.
     algorithm->setCurrentIndex(algorithm->findData(QStringLiteral("sl")));
-    QVERIFY(!optimizer->isEnabled() && !rate->isEnabled());
+    QVERIFY(!optimizer->isEnabled() && !rate->isEnabled() && !anneal->isEnabled());
 }
 
 // The recipe of the best actor-critic from a DRF warm-up, from the form: per-type counts for
