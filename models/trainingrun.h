@@ -59,7 +59,7 @@ struct TrainingRequest
     // advantages shuffled, so any gain the real run shows over it is learnt, not drift.
     bool control = false;
     // rl, tied dl2 (the second stage of SL, then RL): the type one-hot's and the per-type
-    // count bits' weights take these times Adam's step (`--type-step-scale`,
+    // count bits' weights take these times the policy's step (`--type-step-scale`,
     // `--count-step-scale`); passed only when not 1.
     double typeStepScale = 1.0, countStepScale = 1.0;
     // rl: the policy's optimizer, "adam" (the paper's) or "sgd" (plain gradient descent,

@@ -279,8 +279,8 @@ QWidget *TrainingPage::buildControls()
         "trainingTypeStepScale",
         tr("RL of a tied dl2 network (SL, then RL, or RL from a tied checkpoint): the weights "
            "from each window position's type one-hot to its own first-layer units take this "
-           "many times Adam's step (--type-step-scale; beyond the paper). A DRF warm-up leaves "
-           "that path small."));
+           "many times the policy's step (--type-step-scale; beyond the paper). A DRF warm-up "
+           "leaves that path small."));
     m_countStep = stepScale(
         "trainingCountStepScale",
         tr("RL of a tied dl2 network fed per-type counts: the same for the weights from the "
