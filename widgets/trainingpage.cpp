@@ -825,9 +825,6 @@ bool TrainingPage::startTraining()
     sl.algorithm = QStringLiteral("sl");
     sl.extraArguments << tieInit;
     sl.init.clear();
-    sl.optimizer = QStringLiteral("adam"); // the trainer's SL has no --optimizer
-    sl.learningRate = 0.0;                 // the SL stage keeps its own default
-    sl.lrAnnealLinear = false;
     sl.steps = m_warmup->value();
     sl.validateEvery = std::min(m_validateEvery->value(), sl.steps);
     return startTraining(sl, r);
@@ -1008,12 +1005,10 @@ void TrainingPage::updateControls()
     const QString algorithm = m_algorithm->currentData().toString();
     const bool pipeline = algorithm == QLatin1String("sl+rl");
     m_teacher->setEnabled(algorithm != QLatin1String("rl") && !running);
-    m_exploration->setEnabled(algorithm != QLatin1String("sl") && !running);
-    m_taskCredit->setEnabled(algorithm != QLatin1String("sl") && !running);
-    m_withControl->setEnabled(algorithm != QLatin1String("sl") && !running);
-    m_optimizer->setEnabled(algorithm != QLatin1String("sl") && !running);
-    m_learningRate->setEnabled(algorithm != QLatin1String("sl") && !running);
-    m_lrAnneal->setEnabled(algorithm != QLatin1String("sl") && !running);
+    // The actor-critic's own settings.
+    for (QWidget *w : std::initializer_list<QWidget *>{m_exploration, m_taskCredit, m_withControl,
+                                                       m_optimizer, m_learningRate, m_lrAnneal})
+        w->setEnabled(algorithm != QLatin1String("sl") && !running);
     m_warmup->setEnabled(pipeline && !running);
     m_init->setEnabled(!pipeline && !running);
     const bool fresh = pipeline || m_init->text().trimmed().isEmpty();

@@ -545,16 +545,10 @@ int runRl(const QStringList &args)
             o.criticWarmup = parsePositiveInt(p, opt("critic-warmup"), 0, 100000000);
         if (p.isSet(opt("value-lr")))
             o.valueLearningRate = parseDouble(p, opt("value-lr"), 1e-9, 10.0);
-        if (p.isSet(opt("lr-anneal"))) {
-            o.lrAnneal = p.value(opt("lr-anneal")).toStdString();
-            if (o.lrAnneal != "constant" && o.lrAnneal != "linear")
-                throw Error("--lr-anneal: expected constant or linear, got '" + o.lrAnneal + "'");
-        }
-        if (p.isSet(opt("optimizer"))) {
+        if (p.isSet(opt("lr-anneal")))
+            o.lrAnneal = p.value(opt("lr-anneal")).toStdString(); // the trainer checks the names
+        if (p.isSet(opt("optimizer")))
             o.optimizer = p.value(opt("optimizer")).toStdString();
-            if (o.optimizer != "adam" && o.optimizer != "sgd")
-                throw Error("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
-        }
         o.credit = p.value(opt("credit")).toStdString();
         checkCredit(o.credit);
         if (p.isSet(opt("keep"))) {

@@ -376,12 +376,10 @@ void ActorCritic::loadNetworks()
     }
     if (o.typeStepScale != 1.0 || o.countStepScale != 1.0)
         m_learner->setTypeStepScale(o.typeStepScale, o.countStepScale);
+    checkKnown("optimizer", o.optimizer, {"adam", "sgd"});
+    checkKnown("learning-rate anneal", o.lrAnneal, {"constant", "linear"});
     if (o.optimizer == "sgd")
         m_learner->setPlainGradientDescent();
-    else if (o.optimizer != "adam")
-        throw Error("--optimizer: expected adam or sgd, got '" + o.optimizer + "'");
-    if (o.lrAnneal != "constant" && o.lrAnneal != "linear")
-        throw Error("--lr-anneal: expected constant or linear, got '" + o.lrAnneal + "'");
     if (o.klWeight > 0)
         m_learner->setReference(warmUp ? *warmUp : *m_learner->parameters());
     // A resumed run validates as it did: without --decode it keeps its decoding, and another
@@ -1105,7 +1103,7 @@ void ActorCritic::update(long long step, Batch &b)
     m_loss.policyWeight = (m_useValue && step <= o.criticWarmup) ? 0.0 : 1.0;
     if (o.lrAnneal == "linear" && m_loss.policyWeight > 0.0) {
         // The actor's updates run from `first` to o.steps; the last takes 1/n of the rate.
-        const long long first = m_useValue ? std::max(1LL, (long long)o.criticWarmup + 1) : 1;
+        const long long first = m_useValue ? (long long)o.criticWarmup + 1 : 1;
         const double n = double(std::max(1LL, o.steps - first + 1));
         m_learner->setPolicyLearningRate(o.learningRate *
                                          std::max(0.0, 1.0 - double(step - first) / n));

@@ -1176,8 +1176,8 @@ private Q_SLOTS:
         QCOMPARE(recorded->optimizer, std::string("sgd"));
         QVERIFY(recipeShows(*recorded, "optimizer", "sgd"));
         o.optimizer = "rmsprop";
-        QVERIFY(refusal(o).contains(
-            QStringLiteral("--optimizer: expected adam or sgd, got 'rmsprop'")));
+        QVERIFY(
+            refusal(o).contains(QStringLiteral("unknown optimizer 'rmsprop' (known: adam, sgd)")));
     }
 
     // --lr-anneal linear: the actor's learning rate falls from --lr at its first update
@@ -1228,7 +1228,7 @@ private Q_SLOTS:
         QVERIFY(recipeShows(*recorded, "lr_anneal", "linear"));
         o.lrAnneal = "cosine";
         QVERIFY(refusal(o).contains(
-            QStringLiteral("--lr-anneal: expected constant or linear, got 'cosine'")));
+            QStringLiteral("unknown learning-rate anneal 'cosine' (known: constant, linear)")));
     }
 
     // --kind-credit every-row: each window row's own worker/PS/bundle mix is credited with the
