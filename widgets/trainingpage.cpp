@@ -378,7 +378,7 @@ QWidget *TrainingPage::buildControls()
     m_learningRate->setValidator(rate);
     m_learningRate->setToolTip(tr("The actor-critic's learning rate (--lr; with SL first, the "
                                   "RL stage's); empty: the trainer's default, 1e-4"));
-    m_lrAnneal = new QCheckBox(tr("falls to 0 over the run"), train);
+    m_lrAnneal = new QCheckBox(tr("anneal to 0"), train);
     m_lrAnneal->setObjectName(QStringLiteral("trainingLrAnneal"));
     m_lrAnneal->setToolTip(tr("The actor-critic's learning rate falls linearly from the rate above "
                               "at its first update towards 0 at its last (--lr-anneal linear; "
